@@ -1,0 +1,17 @@
+// saxpy: y[i] = a * x[i] + y[i] over 2^26 f32 elements, as one linalg.generic.
+// The seed payload of the demo: no GPU mapping yet. Buffers are allocation
+// bases (the runner allocates each with cuMemAlloc, 256-byte aligned); the
+// `llvm.align` argument attributes state that, so alignment can be proven.
+#map = affine_map<(d0) -> (d0)>
+func.func @saxpy(%a: f32,
+                 %x: memref<67108864xf32> {llvm.align = 16 : i64},
+                 %y: memref<67108864xf32> {llvm.align = 16 : i64}) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : memref<67108864xf32>) outs(%y : memref<67108864xf32>) {
+  ^bb0(%xi: f32, %yi: f32):
+    %p = arith.mulf %a, %xi : f32
+    %s = arith.addf %p, %yi : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -1,0 +1,64 @@
+//===- Passes.h - TIRx passes -----------------------------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_H
+#define TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace tirx {
+
+#define GEN_PASS_DECL
+#include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
+
+/// A GPU the lowering can target: the chips known to both LLVM 22's NVPTX
+/// backend and CUDA 13's ptxas.
+struct ChipInfo {
+  llvm::StringRef name;
+  /// Lowest PTX ISA version that supports the chip, times ten (78 = 7.8).
+  unsigned minPtxVersion;
+};
+
+/// The chip named `name`, or nothing when the toolchain cannot target it.
+std::optional<ChipInfo> lookupChip(llvm::StringRef name);
+
+/// All supported chip names, comma-separated, for diagnostics.
+std::string supportedChipList();
+
+/// The PTX version (times ten) named by a "+ptxNN" entry of a feature
+/// string; nothing when the string names none. Fails on a malformed entry.
+FailureOr<std::optional<unsigned>> parsePtxFeature(llvm::StringRef features);
+
+/// Checks the options of tirx-lower-to-nvvm and fills in the default
+/// features. Diagnostics go to `emitError`.
+LogicalResult
+validateLowerToNVVMOptions(TIRxLowerToNVVMOptions &options,
+                           function_ref<InFlightDiagnostic()> emitError);
+
+/// Appends the passes of tirx-lower-to-nvvm (options already validated).
+void buildLowerToNVVMPipeline(OpPassManager &pm,
+                              const TIRxLowerToNVVMOptions &options);
+
+/// The byte alignment of `memref` at element offset `index`, as far as it is
+/// proven (1 when nothing is known). Exposed for the view analyses.
+uint64_t proveAccessAlignment(Value memref, ValueRange indices);
+
+} // namespace tirx
+} // namespace mlir
+
+#endif // TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_H

@@ -1,0 +1,90 @@
+//===- Passes.td - TIRx passes -----------------------------*- tablegen -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_TD
+#define TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TIRxLowerToNVVM : Pass<"tirx-lower-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "Lower a GPU-mapped payload to NVVM and a PTX/cubin binary";
+  let description = [{
+    Lowers a module whose kernels are `gpu.launch` regions (as the transform
+    scripts in `examples/` produce them) or already outlined `gpu.func`s down
+    to a `gpu.binary` holding PTX (`format=isa`), a cubin (`format=bin`) or a
+    fat binary (`format=fatbin`), with the host code in the LLVM dialect.
+
+    Before the upstream `gpu-lower-to-nvvm-pipeline` it runs what that
+    pipeline leaves to the user:
+
+    1. leftover `linalg` ops (e.g. a 1-element generic per thread) become
+       loops (`convert-linalg-to-loops`);
+    2. `vector.transfer_read/write` become `vector.load/store`
+       (`tirx-lower-vector-transfers`);
+    3. subviews fold into the accesses and `tirx-prove-vector-alignment` sets
+       `alignment` on vector accesses where it is proven;
+    4. kernels are outlined and unused symbols removed, so that no host copy
+       of a workgroup buffer is left to fail conversion.
+
+    The pass fails whenever any pass of the pipeline emits an error
+    diagnostic, even one that upstream reports without failing.
+
+    ```
+    tirx-opt --tirx-lower-to-nvvm="chip=sm_90 format=isa" payload.mlir
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU (sm_75 ... sm_121f; the chips both LLVM 22 and "
+           "CUDA 13's ptxas know)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "Target features, e.g. +ptx80; default: the lowest PTX version "
+           "that supports the chip">,
+    Option<"format", "format", "std::string", /*default=*/"\"bin\"",
+           "Binary format: isa (PTX text), bin (cubin) or fatbin">,
+    Option<"barePtr", "bare-ptr", "bool", /*default=*/"true",
+           "Pass each static memref kernel argument as one pointer">,
+    Option<"optLevel", "opt-level", "int", /*default=*/"3",
+           "LLVM optimization level for the device code (0-3)">
+  ];
+}
+
+def TIRxLowerVectorTransfers
+    : Pass<"tirx-lower-vector-transfers"> {
+  let summary = "Lower vector transfers to vector.load/store";
+  let description = [{
+    Rewrites `vector.transfer_read/write` into `vector.load/store` (and,
+    where a transfer is not a minor identity or not in bounds, into the
+    masked or scalar forms of `vector-to-scf`), which the NVVM lowering
+    requires: it does not lower 1-D transfers itself.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def TIRxProveVectorAlignment
+    : Pass<"tirx-prove-vector-alignment"> {
+  let summary = "Set alignment on vector.load/store where it is proven";
+  let description = [{
+    For every `vector.load` and `vector.store` on a memref, proves a byte
+    alignment from two facts and sets the `alignment` attribute to it when it
+    exceeds the element's natural alignment (capped at the vector's size):
+
+    - the base: a function argument with `llvm.align = N`, the result of
+      `memref.assume_alignment`, or a `memref.alloc`/`memref.global` with an
+      `alignment`, seen through `memref.cast` and offset-free views;
+    - the index: the largest power of two dividing the linearized element
+      offset, computed through `arith` and `affine.apply` (a thread id
+      times 4 plus a block id times 1024 divides by 4).
+
+    With 16 bytes proven, a `vector<4xf32>` load becomes `ld.global.v4.b32`;
+    without it, four scalar loads. Nothing is set that is not proven.
+  }];
+}
+
+#endif // TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_TD

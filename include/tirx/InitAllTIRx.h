@@ -1,0 +1,34 @@
+//===- InitAllTIRx.h - register everything of TIRx --------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The one registration point: every tool (tirx-opt, the plugin, tests) calls
+// these, so that all of them see the same dialects, passes and pipelines.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_INITALLTIRX_H
+#define TIRX_INITALLTIRX_H
+
+#include "tirx/Dialect/TIRx/IR/TIRxAttrs.h"
+#include "tirx/Dialect/TIRx/IR/TIRxDialect.h"
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir {
+namespace tirx {
+
+/// Adds the TIRx dialects and extensions to `registry`.
+inline void registerAllTIRxDialects(DialectRegistry &registry) {
+  registry.insert<TIRxDialect>();
+}
+
+/// Registers the TIRx passes (and so the tirx-lower-to-nvvm pipeline) with
+/// the global pass registry.
+inline void registerAllTIRxPasses() { registerTIRxPasses(); }
+
+} // namespace tirx
+} // namespace mlir
+
+#endif // TIRX_INITALLTIRX_H

@@ -1,0 +1,227 @@
+//===- ProveVectorAlignment.cpp - tirx-prove-vector-alignment ---*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// Alignment is a promise to the backend: a wrong one is undefined behaviour.
+// So this pass sets it only from facts in the IR: the alignment of the base
+// buffer and the power of two that divides the element offset.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+namespace mlir {
+namespace tirx {
+#define GEN_PASS_DEF_TIRXPROVEVECTORALIGNMENT
+#include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
+} // namespace tirx
+} // namespace mlir
+
+using namespace mlir;
+
+// Divisors are powers of two capped here; zero is divisible by anything.
+static constexpr uint64_t kCap = uint64_t(1) << 32;
+static constexpr unsigned kMaxDepth = 32;
+
+static uint64_t lowBit(int64_t value) {
+  if (value == 0)
+    return kCap;
+  uint64_t magnitude = value < 0 ? uint64_t(-(value + 1)) + 1 : uint64_t(value);
+  return std::min<uint64_t>(magnitude & (~magnitude + 1), kCap);
+}
+
+static uint64_t mulDivisors(uint64_t a, uint64_t b) {
+  if (a >= kCap || b >= kCap)
+    return kCap;
+  return std::min<uint64_t>(a * b, kCap);
+}
+
+static uint64_t knownDivisor(Value value, unsigned depth);
+
+static uint64_t exprDivisor(AffineExpr expr, ValueRange dims,
+                            ValueRange symbols, unsigned depth) {
+  switch (expr.getKind()) {
+  case AffineExprKind::Constant:
+    return lowBit(cast<AffineConstantExpr>(expr).getValue());
+  case AffineExprKind::DimId:
+    return knownDivisor(dims[cast<AffineDimExpr>(expr).getPosition()], depth);
+  case AffineExprKind::SymbolId:
+    return knownDivisor(symbols[cast<AffineSymbolExpr>(expr).getPosition()],
+                        depth);
+  case AffineExprKind::Add: {
+    auto bin = cast<AffineBinaryOpExpr>(expr);
+    return std::min(exprDivisor(bin.getLHS(), dims, symbols, depth),
+                    exprDivisor(bin.getRHS(), dims, symbols, depth));
+  }
+  case AffineExprKind::Mul: {
+    auto bin = cast<AffineBinaryOpExpr>(expr);
+    return mulDivisors(exprDivisor(bin.getLHS(), dims, symbols, depth),
+                       exprDivisor(bin.getRHS(), dims, symbols, depth));
+  }
+  case AffineExprKind::Mod: {
+    // x mod c = x - c * floor(x / c): divisible by what divides x and c.
+    auto bin = cast<AffineBinaryOpExpr>(expr);
+    return std::min(exprDivisor(bin.getLHS(), dims, symbols, depth),
+                    exprDivisor(bin.getRHS(), dims, symbols, depth));
+  }
+  default:
+    return 1;
+  }
+}
+
+/// The largest power of two (up to kCap) known to divide an index value.
+static uint64_t knownDivisor(Value value, unsigned depth) {
+  if (depth > kMaxDepth)
+    return 1;
+  ++depth;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    // Induction variable of an scf.for: lb + k * step.
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+      if (loop.getInductionVar() == arg)
+        return std::min(knownDivisor(loop.getLowerBound(), depth),
+                        knownDivisor(loop.getStep(), depth));
+    return 1;
+  }
+  Operation *op = value.getDefiningOp();
+  APInt constant;
+  if (auto cst = dyn_cast<arith::ConstantOp>(op))
+    if (auto intAttr = dyn_cast<IntegerAttr>(cst.getValue()))
+      return lowBit(intAttr.getValue().getSExtValue());
+  if (auto mul = dyn_cast<arith::MulIOp>(op))
+    return mulDivisors(knownDivisor(mul.getLhs(), depth),
+                       knownDivisor(mul.getRhs(), depth));
+  if (auto add = dyn_cast<arith::AddIOp>(op))
+    return std::min(knownDivisor(add.getLhs(), depth),
+                    knownDivisor(add.getRhs(), depth));
+  if (auto sub = dyn_cast<arith::SubIOp>(op))
+    return std::min(knownDivisor(sub.getLhs(), depth),
+                    knownDivisor(sub.getRhs(), depth));
+  if (auto shl = dyn_cast<arith::ShLIOp>(op)) {
+    if (auto amount = getConstantIntValue(shl.getRhs()))
+      if (*amount >= 0 && *amount < 32)
+        return mulDivisors(knownDivisor(shl.getLhs(), depth),
+                           uint64_t(1) << *amount);
+    return 1;
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(op))
+    return knownDivisor(op->getOperand(0), depth);
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+    AffineMap map = apply.getAffineMap();
+    ValueRange operands = apply.getMapOperands();
+    return exprDivisor(map.getResult(0),
+                       operands.take_front(map.getNumDims()),
+                       operands.drop_front(map.getNumDims()), depth);
+  }
+  return 1;
+}
+
+static uint64_t alignmentFromAttr(Attribute attr) {
+  if (auto intAttr = dyn_cast_or_null<IntegerAttr>(attr)) {
+    int64_t value = intAttr.getValue().getSExtValue();
+    if (value > 0 && llvm::isPowerOf2_64(value))
+      return value;
+  }
+  return 1;
+}
+
+/// The byte alignment proven for the address of element 0 of `memref`.
+static uint64_t baseAlignment(Value memref, unsigned depth = 0) {
+  if (depth > kMaxDepth)
+    return 1;
+  if (auto arg = dyn_cast<BlockArgument>(memref)) {
+    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (!func || arg.getOwner() != &func.getFunctionBody().front())
+      return 1;
+    return alignmentFromAttr(
+        func.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getAlignAttrName()));
+  }
+  Operation *op = memref.getDefiningOp();
+  if (auto cast = dyn_cast<memref::CastOp>(op))
+    return baseAlignment(cast.getSource(), depth + 1);
+  if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op))
+    return std::max<uint64_t>(assume.getAlignment(),
+                              baseAlignment(assume.getMemref(), depth + 1));
+  if (auto alloc = dyn_cast<memref::AllocOp>(op))
+    return alloc.getAlignment() ? *alloc.getAlignment() : 1;
+  if (auto alloca = dyn_cast<memref::AllocaOp>(op))
+    return alloca.getAlignment() ? *alloca.getAlignment() : 1;
+  if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(op)) {
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        getGlobal, getGlobal.getNameAttr());
+    if (global && global.getAlignment())
+      return *global.getAlignment();
+    return 1;
+  }
+  return 1;
+}
+
+uint64_t mlir::tirx::proveAccessAlignment(Value memref, ValueRange indices) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || !type.getElementType().isIntOrFloat())
+    return 1;
+  uint64_t elementBytes =
+      std::max<uint64_t>(type.getElementTypeBitWidth() / 8, 1);
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return 1;
+
+  // Linear element offset = offset + sum(index_i * stride_i).
+  uint64_t divisor = ShapedType::isDynamic(offset) ? 1 : lowBit(offset);
+  for (auto [index, stride] : llvm::zip(indices, strides)) {
+    uint64_t strideDivisor = ShapedType::isDynamic(stride) ? 1 : lowBit(stride);
+    divisor = std::min(divisor,
+                       mulDivisors(knownDivisor(index, 0), strideDivisor));
+  }
+  uint64_t proven =
+      std::min(baseAlignment(memref), mulDivisors(divisor, elementBytes));
+  return std::max<uint64_t>(proven, 1);
+}
+
+namespace {
+struct ProveVectorAlignmentPass
+    : public tirx::impl::TIRxProveVectorAlignmentBase<
+          ProveVectorAlignmentPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](Operation *op) {
+      if (auto load = dyn_cast<vector::LoadOp>(op))
+        annotate(load, load.getBase(), load.getIndices(), load.getVectorType());
+      else if (auto store = dyn_cast<vector::StoreOp>(op))
+        annotate(store, store.getBase(), store.getIndices(),
+                 store.getVectorType());
+    });
+  }
+
+  template <typename OpT>
+  static void annotate(OpT op, Value base, ValueRange indices,
+                       VectorType vectorType) {
+    if (op.getAlignment())
+      return; // The author's claim; never overwrite it.
+    Type element = vectorType.getElementType();
+    if (!element.isIntOrFloat() || vectorType.isScalable())
+      return;
+    uint64_t elementBytes =
+        std::max<uint64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+    uint64_t vectorBytes =
+        llvm::PowerOf2Ceil(elementBytes * vectorType.getNumElements());
+    uint64_t proven =
+        std::min(tirx::proveAccessAlignment(base, indices), vectorBytes);
+    if (proven > elementBytes)
+      op.setAlignment(proven);
+  }
+};
+} // namespace
