@@ -1,0 +1,83 @@
+//===- Check.h - inputs, poison and correctness -----------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// Host-side numerics of the runner, free of any GPU call so that CI can test
+// them: seeded input generation (never all zeros), output poisoning, and the
+// comparison of a candidate's outputs with the reference's.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_RUNTIME_CHECK_H
+#define TIRX_RUNTIME_CHECK_H
+
+#include "tirx/Runtime/Manifest.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tirx {
+namespace runtime {
+
+/// splitmix64: the same sequence on every platform for a given seed.
+class Rng {
+public:
+  explicit Rng(uint64_t seed) : state(seed) {}
+  uint64_t next();
+  /// Uniform in [0, 1).
+  double uniform();
+
+private:
+  uint64_t state;
+};
+
+/// float <-> half / bfloat16, round to nearest even.
+uint16_t floatToHalf(float value);
+float halfToFloat(uint16_t bits);
+uint16_t floatToBFloat16(float value);
+float bfloat16ToFloat(uint16_t bits);
+
+/// Fills `bytes` with random elements of `type`: floats uniform in [-1, 1),
+/// integers in [-100, 100]. Deterministic in `seed`.
+void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed);
+
+/// Fills with the poison value: NaN for floats, 0x7A7A7A7A-like sentinels for
+/// integers, so that elements a kernel does not write are caught.
+void fillPoison(std::vector<uint8_t> &bytes, ElementType type);
+
+/// Element `i` of a buffer as a double.
+double elementAt(const std::vector<uint8_t> &bytes, ElementType type,
+                 size_t i);
+
+/// True when element `i` still holds the poison value.
+bool isPoison(const std::vector<uint8_t> &bytes, ElementType type, size_t i);
+
+/// Tolerances by element type: element i passes when
+/// |got - want| <= atol + rtol * |want|; the buffer passes when all elements
+/// do and the relative L2 error is at most rtol.
+struct Tolerance {
+  double rtol;
+  double atol;
+};
+Tolerance toleranceFor(ElementType type);
+
+struct Comparison {
+  bool pass = true;
+  double maxAbsError = 0;
+  double relL2Error = 0;
+  int64_t firstBad = -1; // element index, -1 when none
+  std::string detail;    // "y[17]: got nan, want 1.5 (unwritten)"
+};
+
+/// Compares `got` with `want` (both `type`, same size) for buffer `name`.
+/// NaN never passes: not where the reference has a number, not where both
+/// are NaN (an element neither wrote).
+Comparison compareBuffers(const std::string &name, ElementType type,
+                          const std::vector<uint8_t> &got,
+                          const std::vector<uint8_t> &want);
+
+} // namespace runtime
+} // namespace tirx
+
+#endif // TIRX_RUNTIME_CHECK_H

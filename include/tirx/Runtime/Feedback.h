@@ -1,0 +1,99 @@
+//===- Feedback.h - the runner's feedback and its classifier ----*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The feedback JSON of one candidate. Its keys are those of #tirx.feedback
+// (docs/feedback.md); tirx-attach-feedback reads this file into the IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_RUNTIME_FEEDBACK_H
+#define TIRX_RUNTIME_FEEDBACK_H
+
+#include "tirx/Runtime/Manifest.h"
+#include "tirx/Runtime/Stats.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tirx {
+namespace runtime {
+
+/// What the runner knows of the device (measured once, cached).
+struct DeviceProfile {
+  std::string name;
+  std::string uuid;
+  int ccMajor = 0, ccMinor = 0;
+  int smCount = 0;
+  int64_t l2Bytes = 0;
+  int64_t sharedPerBlockOptin = 0;
+  int64_t sharedPerSm = 0;
+  int64_t registersPerBlock = 0;
+  int64_t registersPerSm = 0;
+  int maxThreadsPerSm = 0;
+  int maxThreadsPerBlock = 0;
+  double clockGHz = 0;          // 0: unknown
+  double copyBandwidthGBs = 0;  // measured device-to-device, read + write
+  double peakFp32Tflops = 0;    // from SM count and clock; 0: unknown
+};
+
+struct BufferCheck {
+  std::string name;
+  double maxAbsError = 0;
+  double relL2Error = 0;
+  bool pass = true;
+};
+
+struct Feedback {
+  std::string irVersion;
+  std::string payload;
+  std::string compileStatus = "ok";    // not_run | ok | error
+  std::string launchStatus = "not_run"; // not_run | ok | error | timeout | no_device
+  std::string error;                    // CUDA error name and message, if any
+  // Timing (microseconds).
+  std::optional<TimingStats> duration;
+  // Throughput.
+  uint64_t bytesMoved = 0;
+  uint64_t flops = 0;
+  std::optional<double> achievedBandwidthGBs;
+  std::optional<double> bandwidthUtilization;
+  // Resources (the first kernel's; per-kernel in `kernels`).
+  std::optional<int64_t> registersPerThread;
+  std::optional<int64_t> sharedMemBytes;
+  std::optional<int64_t> spillBytes;
+  std::optional<double> theoreticalOccupancy;
+  std::optional<double> achievedOccupancy;
+  // Correctness.
+  std::string correctness = "not_checked"; // not_checked | pass | fail
+  int64_t correctnessInputs = 0;
+  std::optional<double> maxAbsError;
+  std::optional<double> relL2Error;
+  std::string correctnessDetail;
+  std::vector<BufferCheck> buffers;
+  // Classifier.
+  std::string bottleneck = "unknown";
+  std::string bottleneckLocation; // IR path
+  std::string bottleneckLoc;      // MLIR location "file:line:col"
+  std::string bottleneckReason;   // one sentence for a prompt
+};
+
+/// Names the factor that limits the candidate from its measurements, the
+/// manifest's counted bytes/flops and accesses, and the device profile.
+void classify(Feedback &feedback, const Manifest &manifest,
+              const DeviceProfile &device);
+
+std::string serializeFeedback(const Feedback &feedback);
+bool parseFeedback(const std::string &text, Feedback &feedback,
+                   std::string &error);
+bool readFeedbackFile(const std::string &path, Feedback &feedback,
+                      std::string &error);
+
+std::string serializeDeviceProfile(const DeviceProfile &profile);
+bool parseDeviceProfile(const std::string &text, DeviceProfile &profile,
+                        std::string &error);
+
+} // namespace runtime
+} // namespace tirx
+
+#endif // TIRX_RUNTIME_FEEDBACK_H

@@ -1,0 +1,69 @@
+//===- Runner.h - run one candidate bundle on the GPU -----------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The GPU half of tirx-run. It talks to the CUDA driver through dlopen
+// ("libcuda.so.1"), so it builds and runs where no driver exists and then
+// says so. Call it in a child process: a hung or faulting kernel must only
+// take that process down (tools/tirx-run does the isolation).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_RUNTIME_RUNNER_H
+#define TIRX_RUNTIME_RUNNER_H
+
+#include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/Manifest.h"
+
+#include <functional>
+#include <string>
+
+namespace tirx {
+namespace runtime {
+
+struct RunOptions {
+  int device = 0;
+  uint64_t seed = 1;
+  int inputSets = 3;        // correctness checks, each with fresh inputs
+  int64_t samples = 0;      // 0: chosen from `budgetSeconds`
+  int64_t minSamples = 10;
+  int64_t maxSamples = 2000;
+  double budgetSeconds = 1.0;
+  int warmup = 3;
+  /// Called with true before the host blocks on the GPU and with false
+  /// after; the watchdog in the parent uses it.
+  std::function<void(bool)> busy;
+};
+
+/// Exit codes of tirx-run.
+enum ExitCode {
+  kExitOk = 0,        // every candidate ran and none failed
+  kExitFailed = 1,    // some candidate failed correctness, launch or timed out
+  kExitBadInput = 2,  // a bundle or an option is malformed
+  kExitNoDevice = 3,  // no CUDA driver or no device
+};
+
+/// Why a GPU is not usable, or "" when it is (loads the driver).
+std::string probeDevice(int device);
+
+/// Reads the device profile from `cachePath`, or measures it (copy
+/// bandwidth included) and writes it there. Returns "" or an error.
+std::string loadOrMeasureProfile(int device, const std::string &cacheDir,
+                                 DeviceProfile &profile);
+
+/// Runs `candidate` (and `reference`, when not null, on the same inputs),
+/// fills `feedback`. Never throws; CUDA errors end up in the feedback.
+void runCandidate(const RunOptions &options, const std::string &candidateDir,
+                  const Manifest &candidate, const std::string *referenceDir,
+                  const Manifest *reference, const DeviceProfile &profile,
+                  Feedback &feedback);
+
+/// Checks that `reference` computes on the same parameters as `candidate`;
+/// returns "" or a message naming the first difference.
+std::string compareSignatures(const Manifest &candidate,
+                              const Manifest &reference);
+
+} // namespace runtime
+} // namespace tirx
+
+#endif // TIRX_RUNTIME_RUNNER_H

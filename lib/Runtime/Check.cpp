@@ -1,0 +1,245 @@
+//===- Check.cpp - inputs, poison and correctness ---------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Runtime/Check.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace tirx {
+namespace runtime {
+
+uint64_t Rng::next() {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+
+uint16_t floatToHalf(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t exp = (x >> 23) & 0xFF;
+  uint32_t mant = x & 0x7FFFFF;
+  if (exp == 0xFF) // inf or nan
+    return uint16_t(sign | 0x7C00 | (mant ? 0x200 : 0));
+  int e = int(exp) - 127 + 15;
+  if (e >= 31)
+    return uint16_t(sign | 0x7C00);
+  if (e <= 0) {
+    if (e < -10)
+      return uint16_t(sign);
+    mant |= 0x800000;
+    uint32_t shift = uint32_t(14 - e);
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1)))
+      ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = sign | (uint32_t(e) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1FFF;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+    ++half; // may carry into the exponent: still correct rounding
+  return uint16_t(half);
+}
+
+float halfToFloat(uint16_t bits) {
+  uint32_t sign = uint32_t(bits & 0x8000) << 16;
+  uint32_t exp = (bits >> 10) & 0x1F;
+  uint32_t mant = bits & 0x3FF;
+  uint32_t x;
+  if (exp == 0) {
+    if (mant == 0) {
+      x = sign;
+    } else {
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while (!(mant & 0x400));
+      x = sign | (uint32_t(127 - 15 - e) << 23) | ((mant & 0x3FF) << 13);
+    }
+  } else if (exp == 31) {
+    x = sign | 0x7F800000 | (mant << 13);
+  } else {
+    x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+uint16_t floatToBFloat16(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, 4);
+  if ((x & 0x7FFFFFFF) > 0x7F800000)
+    return uint16_t((x >> 16) | 0x40);
+  uint32_t rounding = 0x7FFF + ((x >> 16) & 1);
+  return uint16_t((x + rounding) >> 16);
+}
+
+float bfloat16ToFloat(uint16_t bits) {
+  uint32_t x = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+namespace {
+template <typename T> void put(std::vector<uint8_t> &bytes, size_t i, T v) {
+  std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+}
+template <typename T> T get(const std::vector<uint8_t> &bytes, size_t i) {
+  T v;
+  std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+constexpr int32_t kPoisonI32 = int32_t(0x7A7A7A7A);
+constexpr int64_t kPoisonI64 = int64_t(0x7A7A7A7A7A7A7A7Aull);
+constexpr int8_t kPoisonI8 = int8_t(0x7A);
+} // namespace
+
+void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
+  Rng rng(seed);
+  size_t n = bytes.size() / elementBytes(type);
+  for (size_t i = 0; i < n; ++i) {
+    double u = rng.uniform();
+    double f = 2.0 * u - 1.0;
+    int64_t k = int64_t(std::floor(u * 201.0)) - 100;
+    switch (type) {
+    case ElementType::f32: put<float>(bytes, i, float(f)); break;
+    case ElementType::f64: put<double>(bytes, i, f); break;
+    case ElementType::f16: put<uint16_t>(bytes, i, floatToHalf(float(f))); break;
+    case ElementType::bf16:
+      put<uint16_t>(bytes, i, floatToBFloat16(float(f)));
+      break;
+    case ElementType::i8: put<int8_t>(bytes, i, int8_t(k)); break;
+    case ElementType::i32: put<int32_t>(bytes, i, int32_t(k)); break;
+    case ElementType::i64: put<int64_t>(bytes, i, k); break;
+    }
+  }
+}
+
+void fillPoison(std::vector<uint8_t> &bytes, ElementType type) {
+  size_t n = bytes.size() / elementBytes(type);
+  for (size_t i = 0; i < n; ++i) {
+    switch (type) {
+    case ElementType::f32: put<uint32_t>(bytes, i, 0x7FC00000u); break;
+    case ElementType::f64: put<uint64_t>(bytes, i, 0x7FF8000000000000ull); break;
+    case ElementType::f16: put<uint16_t>(bytes, i, 0x7E00); break;
+    case ElementType::bf16: put<uint16_t>(bytes, i, 0x7FC0); break;
+    case ElementType::i8: put<int8_t>(bytes, i, kPoisonI8); break;
+    case ElementType::i32: put<int32_t>(bytes, i, kPoisonI32); break;
+    case ElementType::i64: put<int64_t>(bytes, i, kPoisonI64); break;
+    }
+  }
+}
+
+double elementAt(const std::vector<uint8_t> &bytes, ElementType type,
+                 size_t i) {
+  switch (type) {
+  case ElementType::f32: return get<float>(bytes, i);
+  case ElementType::f64: return get<double>(bytes, i);
+  case ElementType::f16: return halfToFloat(get<uint16_t>(bytes, i));
+  case ElementType::bf16: return bfloat16ToFloat(get<uint16_t>(bytes, i));
+  case ElementType::i8: return get<int8_t>(bytes, i);
+  case ElementType::i32: return get<int32_t>(bytes, i);
+  case ElementType::i64: return double(get<int64_t>(bytes, i));
+  }
+  return 0;
+}
+
+bool isPoison(const std::vector<uint8_t> &bytes, ElementType type, size_t i) {
+  switch (type) {
+  case ElementType::i8: return get<int8_t>(bytes, i) == kPoisonI8;
+  case ElementType::i32: return get<int32_t>(bytes, i) == kPoisonI32;
+  case ElementType::i64: return get<int64_t>(bytes, i) == kPoisonI64;
+  default: return std::isnan(elementAt(bytes, type, i));
+  }
+}
+
+Tolerance toleranceFor(ElementType type) {
+  switch (type) {
+  case ElementType::f64: return {1e-9, 1e-12};
+  case ElementType::f32: return {1e-4, 1e-5};
+  case ElementType::f16: return {1e-2, 1e-3};
+  case ElementType::bf16: return {2e-2, 1e-2};
+  default: return {0, 0};
+  }
+}
+
+static std::string formatValue(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
+Comparison compareBuffers(const std::string &name, ElementType type,
+                          const std::vector<uint8_t> &got,
+                          const std::vector<uint8_t> &want) {
+  Comparison c;
+  if (got.size() != want.size()) {
+    c.pass = false;
+    c.detail = name + ": sizes differ (" + std::to_string(got.size()) +
+               " vs " + std::to_string(want.size()) + " bytes)";
+    return c;
+  }
+  Tolerance tol = toleranceFor(type);
+  size_t n = got.size() / elementBytes(type);
+  double diff2 = 0, ref2 = 0;
+  auto markBad = [&](size_t i, const std::string &why) {
+    if (c.firstBad < 0) {
+      c.firstBad = int64_t(i);
+      c.detail = name + "[" + std::to_string(i) + "]: " + why;
+    }
+    c.pass = false;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    double g = elementAt(got, type, i);
+    double w = elementAt(want, type, i);
+    bool gotPoison = isPoison(got, type, i);
+    if (std::isnan(w) || isPoison(want, type, i)) {
+      // The reference wrote nothing here or produced NaN: nothing to trust.
+      markBad(i, "reference has " + formatValue(w) +
+                     (gotPoison ? " and the candidate left it unwritten"
+                                : "; got " + formatValue(g)));
+      continue;
+    }
+    if (std::isnan(g) || gotPoison) {
+      markBad(i, "got " + formatValue(g) + ", want " + formatValue(w) +
+                     (gotPoison ? " (unwritten)" : ""));
+      c.maxAbsError = INFINITY;
+      continue;
+    }
+    double err = std::fabs(g - w);
+    if (!std::isfinite(err))
+      err = INFINITY;
+    c.maxAbsError = std::max(c.maxAbsError, err);
+    diff2 += err * err;
+    ref2 += w * w;
+    if (err > tol.atol + tol.rtol * std::fabs(w))
+      markBad(i, "got " + formatValue(g) + ", want " + formatValue(w));
+  }
+  c.relL2Error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  if (!std::isfinite(c.maxAbsError))
+    c.relL2Error = INFINITY;
+  if (c.relL2Error > tol.rtol && c.pass) {
+    c.pass = false;
+    c.detail = name + ": relative L2 error " + formatValue(c.relL2Error) +
+               " exceeds " + formatValue(tol.rtol);
+  }
+  return c;
+}
+
+} // namespace runtime
+} // namespace tirx

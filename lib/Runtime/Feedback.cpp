@@ -1,0 +1,313 @@
+//===- Feedback.cpp - the runner's feedback and its classifier --*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Runtime/Feedback.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using json = nlohmann::json;
+
+namespace tirx {
+namespace runtime {
+
+//===----------------------------------------------------------------------===//
+// Classifier
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string kernelPath(const Manifest &m, const Kernel &k) {
+  return "func @" + m.payload + " / gpu.launch_func @" + k.name;
+}
+
+void blame(Feedback &f, const char *kind, std::string path, std::string loc,
+           std::string reason) {
+  f.bottleneck = kind;
+  f.bottleneckLocation = std::move(path);
+  f.bottleneckLoc = std::move(loc);
+  f.bottleneckReason = std::move(reason);
+}
+} // namespace
+
+void classify(Feedback &f, const Manifest &m, const DeviceProfile &device) {
+  f.bottleneck = "unknown";
+  if (f.launchStatus != "ok" || !f.duration || m.kernels.empty())
+    return;
+  double bandwidth = device.copyBandwidthGBs * 1e9;
+  double peakFlops = device.peakFp32Tflops * 1e12;
+  double memoryFloor = bandwidth > 0 ? double(f.bytesMoved) / bandwidth : 0;
+  double computeFloor = peakFlops > 0 ? double(f.flops) / peakFlops : 0;
+
+  // 1. Too little work to hide a launch (a few microseconds).
+  if (f.duration->median < 5.0 && std::max(memoryFloor, computeFloor) < 2e-6) {
+    blame(f, "launch_bound", kernelPath(m, m.kernels.front()), "",
+          "the whole run takes " + std::to_string(f.duration->median) +
+              " us: launch overhead dominates; fuse launches or give each "
+              "more work");
+    return;
+  }
+
+  for (const Kernel &k : m.kernels) {
+    int64_t blocks = k.grid[0] * k.grid[1] * k.grid[2];
+    // 2. Not enough blocks to fill the machine.
+    if (device.smCount > 0 && blocks < device.smCount) {
+      blame(f, "too_few_blocks", kernelPath(m, k), "",
+            std::to_string(blocks) + " blocks for " +
+                std::to_string(device.smCount) +
+                " SMs: most SMs idle; use smaller tiles per block");
+      return;
+    }
+  }
+
+  // 3. Low occupancy, and why.
+  if (f.theoreticalOccupancy && *f.theoreticalOccupancy < 0.5) {
+    const Kernel &k = m.kernels.front();
+    int64_t threads = k.block[0] * k.block[1] * k.block[2];
+    bool registers = f.registersPerThread && device.registersPerSm > 0 &&
+                     *f.registersPerThread * threads * 2 >
+                         device.registersPerSm;
+    bool shared = f.sharedMemBytes && device.sharedPerSm > 0 &&
+                  *f.sharedMemBytes * 2 > device.sharedPerSm;
+    if (registers || shared) {
+      blame(f, registers ? "low_occupancy_registers" : "low_occupancy_shared",
+            kernelPath(m, k), "",
+            "theoretical occupancy " +
+                std::to_string(*f.theoreticalOccupancy) + " limited by " +
+                (registers ? "registers per thread" : "shared memory"));
+      return;
+    }
+  }
+
+  // 4. Compute side of the roofline.
+  if (computeFloor > memoryFloor && computeFloor > 0) {
+    blame(f, "compute_bound", kernelPath(m, m.kernels.front()), "",
+          "arithmetic intensity above the ridge point: the floor is the "
+          "FP32 rate");
+    return;
+  }
+
+  // 5. Memory side: at the copy rate there is nothing left to win.
+  double utilization = f.bandwidthUtilization.value_or(0);
+  if (utilization >= 0.85) {
+    blame(f, "memory_bound", kernelPath(m, m.kernels.front()), "",
+          "at " + std::to_string(int(utilization * 100)) +
+              "% of the measured copy bandwidth");
+    return;
+  }
+  for (const Kernel &k : m.kernels)
+    for (const Access &a : k.accesses)
+      if (!a.contiguous) {
+        blame(f, "uncoalesced_access", a.path, a.loc,
+              "consecutive threads touch non-consecutive elements of " +
+                  a.buffer);
+        return;
+      }
+  for (const Kernel &k : m.kernels)
+    for (const Access &a : k.accesses)
+      if (a.contiguous && a.bytes < 16) {
+        blame(f, "narrow_global_access", a.path, a.loc,
+              std::string(a.isStore ? "store to " : "load from ") + a.buffer +
+                  " is " + std::to_string(a.bytes) +
+                  " bytes wide on a contiguous axis; 16-byte vectors "
+                  "(vectorize 4 for f32) move more per instruction");
+        return;
+      }
+  blame(f, "memory_bound", kernelPath(m, m.kernels.front()), "",
+        "memory side of the roofline at " +
+            std::to_string(int(utilization * 100)) +
+            "% of the copy bandwidth with wide, coalesced accesses");
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename T> json optional(const std::optional<T> &v) {
+  return v ? json(*v) : json(nullptr);
+}
+template <typename T>
+void readOptional(const json &j, const char *key, std::optional<T> &out) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null())
+    out = it->get<T>();
+}
+} // namespace
+
+std::string serializeFeedback(const Feedback &f) {
+  json j;
+  j["ir_version"] = f.irVersion;
+  j["payload"] = f.payload;
+  j["compile_status"] = f.compileStatus;
+  j["launch_status"] = f.launchStatus;
+  if (!f.error.empty())
+    j["error"] = f.error;
+  if (f.duration) {
+    j["duration_us"] = f.duration->median;
+    j["duration_min_us"] = f.duration->min;
+    j["duration_max_us"] = f.duration->max;
+    j["duration_mean_us"] = f.duration->mean;
+    j["duration_trimmed_mean_us"] = f.duration->trimmedMean;
+    j["sample_count"] = f.duration->count;
+  } else {
+    j["duration_us"] = nullptr;
+    j["sample_count"] = nullptr;
+  }
+  j["bytes_moved"] = f.bytesMoved;
+  j["flops"] = f.flops;
+  j["achieved_bandwidth_gbs"] = optional(f.achievedBandwidthGBs);
+  j["bandwidth_utilization"] = optional(f.bandwidthUtilization);
+  j["achieved_occupancy"] = optional(f.achievedOccupancy);
+  j["theoretical_occupancy"] = optional(f.theoreticalOccupancy);
+  j["resource_estimate"] = {{"registers_per_thread", optional(f.registersPerThread)},
+                            {"shared_mem_bytes", optional(f.sharedMemBytes)},
+                            {"spill_bytes", optional(f.spillBytes)}};
+  j["correctness"] = f.correctness;
+  j["correctness_inputs"] = f.correctnessInputs;
+  j["max_abs_error"] = optional(f.maxAbsError);
+  j["rel_l2_error"] = optional(f.relL2Error);
+  j["correctness_detail"] = f.correctnessDetail;
+  j["buffers"] = json::array();
+  for (const BufferCheck &b : f.buffers)
+    j["buffers"].push_back({{"name", b.name},
+                            {"pass", b.pass},
+                            {"max_abs_error", std::isfinite(b.maxAbsError)
+                                                  ? json(b.maxAbsError)
+                                                  : json(nullptr)},
+                            {"rel_l2_error", std::isfinite(b.relL2Error)
+                                                 ? json(b.relL2Error)
+                                                 : json(nullptr)}});
+  j["bottleneck"] = f.bottleneck;
+  j["bottleneck_location"] = f.bottleneckLocation;
+  j["bottleneck_loc"] = f.bottleneckLoc;
+  j["bottleneck_reason"] = f.bottleneckReason;
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
+  try {
+    json j = json::parse(text);
+    if (!j.is_object()) {
+      error = "feedback: expected a JSON object";
+      return false;
+    }
+    f = Feedback();
+    f.irVersion = j.value("ir_version", "");
+    f.payload = j.value("payload", "");
+    f.compileStatus = j.value("compile_status", "not_run");
+    f.launchStatus = j.value("launch_status", "not_run");
+    f.error = j.value("error", "");
+    if (j.contains("duration_us") && !j["duration_us"].is_null()) {
+      TimingStats s;
+      s.median = j["duration_us"].get<double>();
+      s.min = j.value("duration_min_us", s.median);
+      s.max = j.value("duration_max_us", s.median);
+      s.mean = j.value("duration_mean_us", s.median);
+      s.trimmedMean = j.value("duration_trimmed_mean_us", s.median);
+      s.count = j.value("sample_count", int64_t(0));
+      f.duration = s;
+    }
+    f.bytesMoved = j.value("bytes_moved", uint64_t(0));
+    f.flops = j.value("flops", uint64_t(0));
+    readOptional(j, "achieved_bandwidth_gbs", f.achievedBandwidthGBs);
+    readOptional(j, "bandwidth_utilization", f.bandwidthUtilization);
+    readOptional(j, "achieved_occupancy", f.achievedOccupancy);
+    readOptional(j, "theoretical_occupancy", f.theoreticalOccupancy);
+    if (j.contains("resource_estimate") && j["resource_estimate"].is_object()) {
+      const json &r = j["resource_estimate"];
+      readOptional(r, "registers_per_thread", f.registersPerThread);
+      readOptional(r, "shared_mem_bytes", f.sharedMemBytes);
+      readOptional(r, "spill_bytes", f.spillBytes);
+    }
+    f.correctness = j.value("correctness", "not_checked");
+    f.correctnessInputs = j.value("correctness_inputs", int64_t(0));
+    readOptional(j, "max_abs_error", f.maxAbsError);
+    readOptional(j, "rel_l2_error", f.relL2Error);
+    f.correctnessDetail = j.value("correctness_detail", "");
+    f.bottleneck = j.value("bottleneck", "unknown");
+    f.bottleneckLocation = j.value("bottleneck_location", "");
+    f.bottleneckLoc = j.value("bottleneck_loc", "");
+    f.bottleneckReason = j.value("bottleneck_reason", "");
+    return true;
+  } catch (const json::exception &e) {
+    error = std::string("feedback: ") + e.what();
+    return false;
+  }
+}
+
+bool readFeedbackFile(const std::string &path, Feedback &f,
+                      std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot be read";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!parseFeedback(buffer.str(), f, error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  return true;
+}
+
+std::string serializeDeviceProfile(const DeviceProfile &p) {
+  json j = {{"name", p.name},
+            {"uuid", p.uuid},
+            {"compute_capability", std::to_string(p.ccMajor) + "." +
+                                       std::to_string(p.ccMinor)},
+            {"cc_major", p.ccMajor},
+            {"cc_minor", p.ccMinor},
+            {"sm_count", p.smCount},
+            {"l2_bytes", p.l2Bytes},
+            {"shared_per_block_optin", p.sharedPerBlockOptin},
+            {"shared_per_sm", p.sharedPerSm},
+            {"registers_per_block", p.registersPerBlock},
+            {"registers_per_sm", p.registersPerSm},
+            {"max_threads_per_sm", p.maxThreadsPerSm},
+            {"max_threads_per_block", p.maxThreadsPerBlock},
+            {"clock_ghz", p.clockGHz},
+            {"copy_bandwidth_gbs", p.copyBandwidthGBs},
+            {"peak_fp32_tflops", p.peakFp32Tflops}};
+  return j.dump(2) + "\n";
+}
+
+bool parseDeviceProfile(const std::string &text, DeviceProfile &p,
+                        std::string &error) {
+  try {
+    json j = json::parse(text);
+    p.name = j.at("name").get<std::string>();
+    p.uuid = j.at("uuid").get<std::string>();
+    p.ccMajor = j.at("cc_major").get<int>();
+    p.ccMinor = j.at("cc_minor").get<int>();
+    p.smCount = j.at("sm_count").get<int>();
+    p.l2Bytes = j.at("l2_bytes").get<int64_t>();
+    p.sharedPerBlockOptin = j.at("shared_per_block_optin").get<int64_t>();
+    p.sharedPerSm = j.at("shared_per_sm").get<int64_t>();
+    p.registersPerBlock = j.at("registers_per_block").get<int64_t>();
+    p.registersPerSm = j.at("registers_per_sm").get<int64_t>();
+    p.maxThreadsPerSm = j.at("max_threads_per_sm").get<int>();
+    p.maxThreadsPerBlock = j.at("max_threads_per_block").get<int>();
+    p.clockGHz = j.at("clock_ghz").get<double>();
+    p.copyBandwidthGBs = j.at("copy_bandwidth_gbs").get<double>();
+    p.peakFp32Tflops = j.at("peak_fp32_tflops").get<double>();
+    if (!(p.copyBandwidthGBs > 0) || p.smCount <= 0) {
+      error = "device profile: copy_bandwidth_gbs and sm_count must be "
+              "positive";
+      return false;
+    }
+    return true;
+  } catch (const json::exception &e) {
+    error = std::string("device profile: ") + e.what();
+    return false;
+  }
+}
+
+} // namespace runtime
+} // namespace tirx

@@ -1,0 +1,472 @@
+//===- Manifest.cpp - kernel bundle manifest --------------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Runtime/Manifest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include <unistd.h>
+
+using json = nlohmann::json;
+
+namespace tirx {
+namespace runtime {
+
+unsigned elementBytes(ElementType type) {
+  switch (type) {
+  case ElementType::f64:
+  case ElementType::i64:
+    return 8;
+  case ElementType::f32:
+  case ElementType::i32:
+    return 4;
+  case ElementType::f16:
+  case ElementType::bf16:
+    return 2;
+  case ElementType::i8:
+    return 1;
+  }
+  return 4;
+}
+
+const char *elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::f32: return "f32";
+  case ElementType::f64: return "f64";
+  case ElementType::f16: return "f16";
+  case ElementType::bf16: return "bf16";
+  case ElementType::i8: return "i8";
+  case ElementType::i32: return "i32";
+  case ElementType::i64: return "i64";
+  }
+  return "?";
+}
+
+std::optional<ElementType> parseElementType(const std::string &name) {
+  for (ElementType t : {ElementType::f32, ElementType::f64, ElementType::f16,
+                        ElementType::bf16, ElementType::i8, ElementType::i32,
+                        ElementType::i64})
+    if (name == elementTypeName(t))
+      return t;
+  return std::nullopt;
+}
+
+const char *roleName(Role role) {
+  switch (role) {
+  case Role::in: return "in";
+  case Role::out: return "out";
+  case Role::inout: return "inout";
+  }
+  return "?";
+}
+
+uint64_t Manifest::minimumBytesMoved() const {
+  uint64_t total = 0;
+  for (const Param &p : params)
+    if (p.isBuffer)
+      total += p.role == Role::inout ? 2 * p.bytes : p.bytes;
+  return total;
+}
+
+uint64_t Manifest::totalFlops() const {
+  uint64_t total = 0;
+  for (const Kernel &k : kernels)
+    total += k.flops;
+  return total;
+}
+
+namespace {
+/// A manifest error carrying the JSON path of the offending field.
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const std::string &path, const std::string &what) {
+  throw FieldError(path + ": " + what);
+}
+
+const json &field(const json &object, const std::string &path,
+                  const char *key) {
+  if (!object.is_object())
+    fail(path, "expected an object");
+  auto it = object.find(key);
+  if (it == object.end())
+    fail(path + "." + key, "missing");
+  return *it;
+}
+
+int64_t integer(const json &value, const std::string &path, int64_t min,
+                int64_t max) {
+  if (!value.is_number_integer())
+    fail(path, "expected an integer, got " + value.dump());
+  int64_t v = value.get<int64_t>();
+  if (v < min || v > max)
+    fail(path, "must lie in [" + std::to_string(min) + ", " +
+                   std::to_string(max) + "], got " + std::to_string(v));
+  return v;
+}
+
+std::string string(const json &value, const std::string &path) {
+  if (!value.is_string())
+    fail(path, "expected a string, got " + value.dump());
+  return value.get<std::string>();
+}
+
+/// A file name inside the bundle: no directories, no "..".
+std::string bundleFile(const json &value, const std::string &path) {
+  std::string name = string(value, path);
+  if (name.empty() || name.find('/') != std::string::npos || name == "." ||
+      name == ".." || name.find('\0') != std::string::npos)
+    fail(path, "must be a plain file name inside the bundle, got \"" + name +
+                   "\"");
+  return name;
+}
+
+ElementType elementType(const json &value, const std::string &path) {
+  std::string name = string(value, path);
+  if (auto t = parseElementType(name))
+    return *t;
+  fail(path, "unknown element type \"" + name +
+                 "\" (expected f32, f64, f16, bf16, i8, i32 or i64)");
+}
+
+double number(const json &value, const std::string &path) {
+  if (!value.is_number())
+    fail(path, "expected a number, got " + value.dump());
+  double v = value.get<double>();
+  if (!std::isfinite(v))
+    fail(path, "must be finite");
+  return v;
+}
+
+void parseDims(const json &value, const std::string &path, int64_t out[3],
+               int64_t max) {
+  if (!value.is_array() || value.size() != 3)
+    fail(path, "expected an array of 3 integers");
+  for (int i = 0; i < 3; ++i)
+    out[i] = integer(value[i], path + "[" + std::to_string(i) + "]", 1, max);
+}
+
+Manifest parse(const json &root) {
+  Manifest m;
+  if (!root.is_object())
+    fail("manifest", "expected a JSON object");
+  if (string(field(root, "manifest", "format"), "format") != "tirx-bundle")
+    fail("format", "expected \"tirx-bundle\"");
+  m.version = integer(field(root, "manifest", "version"), "version", 1,
+                      1 << 20);
+  if (m.version != kManifestVersion)
+    fail("version", "this runner reads version " +
+                        std::to_string(kManifestVersion) + ", got " +
+                        std::to_string(m.version));
+  m.payload = string(field(root, "manifest", "payload"), "payload");
+  if (root.contains("ir_version"))
+    m.irVersion = string(root["ir_version"], "ir_version");
+  m.chip = string(field(root, "manifest", "chip"), "chip");
+  if (root.contains("features"))
+    m.features = string(root["features"], "features");
+
+  const json &params = field(root, "manifest", "params");
+  if (!params.is_array())
+    fail("params", "expected an array");
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string path = "params[" + std::to_string(i) + "]";
+    const json &p = params[i];
+    Param param;
+    param.name = string(field(p, path, "name"), path + ".name");
+    std::string kind = string(field(p, path, "kind"), path + ".kind");
+    param.type = elementType(field(p, path, "type"), path + ".type");
+    if (kind == "buffer") {
+      param.isBuffer = true;
+      const json &shape = field(p, path, "shape");
+      if (!shape.is_array())
+        fail(path + ".shape", "expected an array");
+      uint64_t elements = 1;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        int64_t extent = integer(shape[d],
+                                 path + ".shape[" + std::to_string(d) + "]",
+                                 1, int64_t(1) << 40);
+        param.shape.push_back(extent);
+        elements *= uint64_t(extent);
+        if (elements > (uint64_t(1) << 40))
+          fail(path + ".shape", "more than 2^40 elements");
+      }
+      param.bytes = elements * elementBytes(param.type);
+      if (p.contains("bytes") &&
+          uint64_t(integer(p["bytes"], path + ".bytes", 0, INT64_MAX)) !=
+              param.bytes)
+        fail(path + ".bytes", "does not match shape x element size (" +
+                                  std::to_string(param.bytes) + ")");
+      std::string role = string(field(p, path, "role"), path + ".role");
+      if (role == "in")
+        param.role = Role::in;
+      else if (role == "out")
+        param.role = Role::out;
+      else if (role == "inout")
+        param.role = Role::inout;
+      else
+        fail(path + ".role", "expected in, out or inout, got \"" + role +
+                                 "\"");
+    } else if (kind == "scalar") {
+      param.isBuffer = false;
+      param.value = number(field(p, path, "value"), path + ".value");
+    } else {
+      fail(path + ".kind", "expected buffer or scalar, got \"" + kind + "\"");
+    }
+    m.params.push_back(param);
+  }
+
+  const json &kernels = field(root, "manifest", "kernels");
+  if (!kernels.is_array() || kernels.empty())
+    fail("kernels", "expected a non-empty array");
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    std::string path = "kernels[" + std::to_string(i) + "]";
+    const json &k = kernels[i];
+    Kernel kernel;
+    kernel.name = string(field(k, path, "name"), path + ".name");
+    kernel.ptxFile = bundleFile(field(k, path, "ptx"), path + ".ptx");
+    if (k.contains("cubin") && !k["cubin"].is_null())
+      kernel.cubinFile = bundleFile(k["cubin"], path + ".cubin");
+    parseDims(field(k, path, "grid"), path + ".grid", kernel.grid,
+              INT64_C(2147483647));
+    parseDims(field(k, path, "block"), path + ".block", kernel.block, 1024);
+    if (kernel.block[0] * kernel.block[1] * kernel.block[2] > 1024)
+      fail(path + ".block", "more than 1024 threads per block");
+    if (k.contains("dynamic_shared_bytes"))
+      kernel.dynamicSharedBytes =
+          integer(k["dynamic_shared_bytes"], path + ".dynamic_shared_bytes",
+                  0, 1 << 30);
+    const json &args = field(k, path, "args");
+    if (!args.is_array())
+      fail(path + ".args", "expected an array");
+    for (size_t a = 0; a < args.size(); ++a) {
+      std::string apath = path + ".args[" + std::to_string(a) + "]";
+      KernelArg arg;
+      if (args[a].contains("param")) {
+        arg.param = int(integer(args[a]["param"], apath + ".param", 0,
+                                int64_t(m.params.size()) - 1));
+      } else {
+        arg.type = elementType(field(args[a], apath, "type"), apath + ".type");
+        arg.value = number(field(args[a], apath, "value"), apath + ".value");
+      }
+      kernel.args.push_back(arg);
+    }
+    if (k.contains("ptxas")) {
+      const json &r = k["ptxas"];
+      auto get = [&](const char *key, int64_t &out) {
+        if (r.contains(key))
+          out = integer(r[key], path + ".ptxas." + key, -1, INT64_MAX);
+      };
+      get("registers", kernel.ptxas.registers);
+      get("shared_bytes", kernel.ptxas.sharedBytes);
+      get("spill_store_bytes", kernel.ptxas.spillStoreBytes);
+      get("spill_load_bytes", kernel.ptxas.spillLoadBytes);
+      get("stack_bytes", kernel.ptxas.stackBytes);
+    }
+    if (k.contains("flops"))
+      kernel.flops = integer(k["flops"], path + ".flops", 0, INT64_MAX);
+    if (k.contains("accesses")) {
+      const json &accesses = k["accesses"];
+      if (!accesses.is_array())
+        fail(path + ".accesses", "expected an array");
+      for (size_t a = 0; a < accesses.size(); ++a) {
+        std::string apath = path + ".accesses[" + std::to_string(a) + "]";
+        const json &j = accesses[a];
+        Access access;
+        access.buffer = string(field(j, apath, "buffer"), apath + ".buffer");
+        access.isStore = string(field(j, apath, "op"), apath + ".op") == "store";
+        access.width = unsigned(integer(field(j, apath, "width"),
+                                        apath + ".width", 1, 64));
+        access.bytes = unsigned(integer(field(j, apath, "bytes"),
+                                        apath + ".bytes", 1, 512));
+        if (j.contains("alignment"))
+          access.alignment = unsigned(
+              integer(j["alignment"], apath + ".alignment", 0, 1 << 20));
+        if (j.contains("contiguous"))
+          access.contiguous = j["contiguous"].is_boolean()
+                                  ? j["contiguous"].get<bool>()
+                                  : (fail(apath + ".contiguous",
+                                          "expected a boolean"),
+                                     false);
+        if (j.contains("path"))
+          access.path = string(j["path"], apath + ".path");
+        if (j.contains("loc"))
+          access.loc = string(j["loc"], apath + ".loc");
+        kernel.accesses.push_back(access);
+      }
+    }
+    m.kernels.push_back(kernel);
+  }
+  return m;
+}
+} // namespace
+
+bool parseManifest(const std::string &text, Manifest &manifest,
+                   std::string &error) {
+  try {
+    manifest = parse(json::parse(text));
+    return true;
+  } catch (const FieldError &e) {
+    error = std::string("manifest.json: ") + e.what();
+  } catch (const json::exception &e) {
+    error = std::string("manifest.json: not valid JSON: ") + e.what();
+  }
+  return false;
+}
+
+bool readManifest(const std::string &dir, Manifest &manifest,
+                  std::string &error) {
+  std::string path = dir + "/manifest.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot be read";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!parseManifest(buffer.str(), manifest, error)) {
+    error = dir + "/" + error;
+    return false;
+  }
+  return true;
+}
+
+std::string serializeManifest(const Manifest &m) {
+  json root;
+  root["format"] = "tirx-bundle";
+  root["version"] = m.version;
+  root["payload"] = m.payload;
+  if (!m.irVersion.empty())
+    root["ir_version"] = m.irVersion;
+  root["chip"] = m.chip;
+  root["features"] = m.features;
+  root["params"] = json::array();
+  for (const Param &p : m.params) {
+    json j;
+    j["name"] = p.name;
+    j["kind"] = p.isBuffer ? "buffer" : "scalar";
+    j["type"] = elementTypeName(p.type);
+    if (p.isBuffer) {
+      j["shape"] = p.shape;
+      j["bytes"] = p.bytes;
+      j["role"] = roleName(p.role);
+    } else {
+      j["value"] = p.value;
+    }
+    root["params"].push_back(j);
+  }
+  root["kernels"] = json::array();
+  for (const Kernel &k : m.kernels) {
+    json j;
+    j["name"] = k.name;
+    j["ptx"] = k.ptxFile;
+    j["cubin"] = k.cubinFile.empty() ? json(nullptr) : json(k.cubinFile);
+    j["grid"] = {k.grid[0], k.grid[1], k.grid[2]};
+    j["block"] = {k.block[0], k.block[1], k.block[2]};
+    j["dynamic_shared_bytes"] = k.dynamicSharedBytes;
+    j["args"] = json::array();
+    for (const KernelArg &a : k.args) {
+      if (a.param)
+        j["args"].push_back({{"param", *a.param}});
+      else
+        j["args"].push_back(
+            {{"type", elementTypeName(a.type)}, {"value", a.value}});
+    }
+    j["ptxas"] = {{"registers", k.ptxas.registers},
+                  {"shared_bytes", k.ptxas.sharedBytes},
+                  {"spill_store_bytes", k.ptxas.spillStoreBytes},
+                  {"spill_load_bytes", k.ptxas.spillLoadBytes},
+                  {"stack_bytes", k.ptxas.stackBytes}};
+    j["flops"] = k.flops;
+    j["accesses"] = json::array();
+    for (const Access &a : k.accesses)
+      j["accesses"].push_back({{"buffer", a.buffer},
+                               {"op", a.isStore ? "store" : "load"},
+                               {"width", a.width},
+                               {"bytes", a.bytes},
+                               {"alignment", a.alignment},
+                               {"contiguous", a.contiguous},
+                               {"path", a.path},
+                               {"loc", a.loc}});
+    root["kernels"].push_back(j);
+  }
+  return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+bool writeManifest(const std::string &dir, const Manifest &manifest,
+                   std::string &error) {
+  std::string path = dir + "/manifest.json";
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      error = tmp + ": cannot be written";
+      return false;
+    }
+    out << serializeManifest(manifest);
+    out.flush();
+    if (!out) {
+      error = tmp + ": write failed";
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = path + ": rename failed";
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+void parsePtxasReport(const std::string &log, const std::string &name,
+                      PtxasReport &report) {
+  // ptxas -v prints, per function:
+  //   ptxas info    : Compiling entry function 'k' for 'sm_90'
+  //   ptxas info    : Function properties for k
+  //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  //   ptxas info    : Used 16 registers, used 0 barriers, 380 bytes cmem[0]
+  // with "N bytes smem" on the Used line when shared memory is used.
+  std::istringstream in(log);
+  std::string line;
+  bool inFunction = false;
+  static const std::regex stack(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex used(R"(Used (\d+) registers)");
+  static const std::regex smem(R"((\d+) bytes smem)");
+  while (std::getline(in, line)) {
+    if (line.find("Compiling entry function '") != std::string::npos ||
+        line.find("Function properties for ") != std::string::npos) {
+      inFunction =
+          line.find("'" + name + "'") != std::string::npos ||
+          line.substr(line.find_last_of(' ') + 1) == name;
+      continue;
+    }
+    if (!inFunction)
+      continue;
+    std::smatch match;
+    if (std::regex_search(line, match, stack)) {
+      report.stackBytes = std::stoll(match[1]);
+      report.spillStoreBytes = std::stoll(match[2]);
+      report.spillLoadBytes = std::stoll(match[3]);
+    }
+    if (std::regex_search(line, match, used)) {
+      report.registers = std::stoll(match[1]);
+      report.sharedBytes = 0;
+      if (std::regex_search(line, match, smem))
+        report.sharedBytes = std::stoll(match[1]);
+    }
+  }
+}
+
+} // namespace runtime
+} // namespace tirx

@@ -1,0 +1,325 @@
+//===- tirx-run.cpp - run kernel bundles, check and time them ---*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//   tirx-run [options] BUNDLE... [--reference REF] [-o feedback.json]
+//
+// Each candidate runs in a child process under a watchdog: a kernel that
+// hangs is killed and reported `launch_status: timeout`, a fault is reported
+// with the CUDA error's name, and the next candidate still runs. This
+// program never touches the GPU itself (CUDA does not survive fork()).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/Manifest.h"
+#include "tirx/Runtime/Runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace tirx::runtime;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+const char *kUsage =
+    "usage: tirx-run [options] BUNDLE_DIR...\n"
+    "  --reference DIR     bundle of the reference (the seed version); enables\n"
+    "                      the correctness check\n"
+    "  --seed N            seed of the first input set (default 1)\n"
+    "  --inputs N          input sets compared with the reference (default 3)\n"
+    "  --samples N         timed samples (default: about 1 s, at least 10)\n"
+    "  --timeout SECONDS   longest a kernel may run before it is killed (default 10)\n"
+    "  --device N          CUDA device ordinal (default 0)\n"
+    "  --profile-dir DIR   device profile cache (default ~/.cache/tirx)\n"
+    "  --ir-version ID     snapshot id to put in the feedback\n"
+    "  -o FILE             write the feedback JSON there (default: stdout)\n"
+    "exit status: 0 all ran and passed, 1 a candidate failed or timed out,\n"
+    "             2 bad input, 3 no CUDA driver or device\n";
+
+struct Options {
+  std::vector<std::string> bundles;
+  std::string reference;
+  RunOptions run;
+  double timeout = 10;
+  std::string profileDir;
+  std::string irVersion;
+  std::string output;
+};
+
+[[noreturn]] void badInput(const std::string &message) {
+  std::cerr << "tirx-run: " << message << "\n";
+  std::exit(kExitBadInput);
+}
+
+int64_t parseInt(const std::string &flag, const char *text, int64_t min,
+                 int64_t max) {
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text, &end, 10);
+  if (errno || !end || *end || v < min || v > max)
+    badInput(flag + " expects an integer in [" + std::to_string(min) + ", " +
+             std::to_string(max) + "], got '" + text + "'");
+  return v;
+}
+
+Options parseArgs(int argc, char **argv) {
+  Options o;
+  const char *home = std::getenv("HOME");
+  const char *cache = std::getenv("XDG_CACHE_HOME");
+  o.profileDir = cache ? std::string(cache) + "/tirx"
+                       : std::string(home ? home : "/tmp") + "/.cache/tirx";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char * {
+      if (i + 1 >= argc)
+        badInput(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (a == "--reference") {
+      o.reference = value();
+    } else if (a == "--seed") {
+      o.run.seed = uint64_t(parseInt(a, value(), 0, INT64_MAX));
+    } else if (a == "--inputs") {
+      o.run.inputSets = int(parseInt(a, value(), 1, 100));
+    } else if (a == "--samples") {
+      o.run.samples = parseInt(a, value(), 1, 1000000);
+    } else if (a == "--timeout") {
+      o.timeout = double(parseInt(a, value(), 1, 86400));
+    } else if (a == "--device") {
+      o.run.device = int(parseInt(a, value(), 0, 1024));
+    } else if (a == "--profile-dir") {
+      o.profileDir = value();
+    } else if (a == "--ir-version") {
+      o.irVersion = value();
+    } else if (a == "-o") {
+      o.output = value();
+    } else if (!a.empty() && a[0] == '-') {
+      badInput("unknown option '" + a + "'\n" + kUsage);
+    } else {
+      o.bundles.push_back(a);
+    }
+  }
+  if (o.bundles.empty())
+    badInput(std::string("no bundle given\n") + kUsage);
+  return o;
+}
+
+std::string tempPath() {
+  char path[] = "/tmp/tirx-run-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0)
+    badInput("cannot create a temporary file");
+  close(fd);
+  return path;
+}
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Runs `work` in a child process. The child reports '1' on `busy` before it
+/// blocks on the GPU and '0' after; if it stays busy longer than `timeout`
+/// seconds, it is killed. Returns the child's exit code, or -signal, or
+/// `kTimedOut`.
+constexpr int kTimedOut = 1000;
+int runIsolated(double timeout, const std::function<int(int busyFd)> &work) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0)
+    badInput("pipe() failed");
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t pid = fork();
+  if (pid < 0)
+    badInput("fork() failed");
+  if (pid == 0) {
+    close(pipefd[0]);
+    int code = work(pipefd[1]);
+    std::cout.flush();
+    std::cerr.flush();
+    _exit(code);
+  }
+  close(pipefd[1]);
+  bool busy = false;
+  Clock::time_point busySince = Clock::now();
+  bool open = true;
+  while (true) {
+    int status = 0;
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) {
+      close(pipefd[0]);
+      if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+      return -WTERMSIG(status);
+    }
+    if (busy && std::chrono::duration<double>(Clock::now() - busySince).count() > timeout) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      close(pipefd[0]);
+      return kTimedOut;
+    }
+    if (open) {
+      struct pollfd p = {pipefd[0], POLLIN, 0};
+      if (poll(&p, 1, 50) > 0) {
+        char buf[64];
+        ssize_t n = read(pipefd[0], buf, sizeof(buf));
+        if (n <= 0) {
+          open = false;
+        } else {
+          for (ssize_t i = 0; i < n; ++i) {
+            bool nowBusy = buf[i] == '1';
+            if (nowBusy && !busy)
+              busySince = Clock::now();
+            busy = nowBusy;
+          }
+        }
+      }
+    } else {
+      usleep(50 * 1000);
+    }
+  }
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o = parseArgs(argc, argv);
+
+  // Every bundle is read and checked before anything runs.
+  std::vector<Manifest> manifests(o.bundles.size());
+  for (size_t i = 0; i < o.bundles.size(); ++i) {
+    std::string error;
+    if (!readManifest(o.bundles[i], manifests[i], error))
+      badInput(error);
+  }
+  Manifest reference;
+  if (!o.reference.empty()) {
+    std::string error;
+    if (!readManifest(o.reference, reference, error))
+      badInput("reference: " + error);
+    for (size_t i = 0; i < manifests.size(); ++i) {
+      std::string mismatch = compareSignatures(manifests[i], reference);
+      if (!mismatch.empty())
+        badInput(o.bundles[i] + ": " + mismatch);
+    }
+  }
+
+  // The device profile, measured (or read from the cache) in a child.
+  std::string profileFile = tempPath();
+  int code = runIsolated(120, [&](int) {
+    DeviceProfile profile;
+    std::string error = loadOrMeasureProfile(o.run.device, o.profileDir, profile);
+    if (!error.empty()) {
+      std::cerr << "tirx-run: " << error << "\n";
+      return int(kExitNoDevice);
+    }
+    std::ofstream(profileFile) << serializeDeviceProfile(profile);
+    return 0;
+  });
+  DeviceProfile profile;
+  std::string profileError;
+  bool haveDevice = code == 0 &&
+                    parseDeviceProfile(slurp(profileFile), profile, profileError);
+  std::remove(profileFile.c_str());
+
+  nlohmann::json results = nlohmann::json::array();
+  bool anyFailed = false;
+  for (size_t i = 0; i < o.bundles.size(); ++i) {
+    Feedback f;
+    f.payload = manifests[i].payload;
+    f.irVersion = o.irVersion.empty() ? manifests[i].irVersion : o.irVersion;
+    f.bytesMoved = manifests[i].minimumBytesMoved();
+    f.flops = manifests[i].totalFlops();
+    if (!haveDevice) {
+      f.launchStatus = "no_device";
+      f.error = "no CUDA device answered (see the message above)";
+    } else {
+      std::string resultFile = tempPath();
+      auto started = Clock::now();
+      int status = runIsolated(o.timeout, [&](int busyFd) {
+        RunOptions run = o.run;
+        run.busy = [busyFd](bool busy) {
+          char c = busy ? '1' : '0';
+          (void)!write(busyFd, &c, 1);
+        };
+        Feedback child;
+        runCandidate(run, o.bundles[i], manifests[i],
+                     o.reference.empty() ? nullptr : &o.reference,
+                     o.reference.empty() ? nullptr : &reference, profile, child);
+        child.irVersion = f.irVersion;
+        std::ofstream(resultFile) << serializeFeedback(child);
+        return 0;
+      });
+      double elapsed =
+          std::chrono::duration<double>(Clock::now() - started).count();
+      std::string error;
+      if (status == 0 && parseFeedback(slurp(resultFile), f, error)) {
+        // The child's feedback stands.
+      } else if (status == kTimedOut) {
+        f.launchStatus = "timeout";
+        f.error = "a kernel ran longer than the " + std::to_string(int(o.timeout)) +
+                  " s limit and was killed (" + std::to_string(elapsed) +
+                  " s after the candidate started)";
+      } else {
+        f.launchStatus = "error";
+        f.error = status < 0 ? "the runner's child died of signal " +
+                                   std::to_string(-status)
+                             : "the runner's child failed (" + error + ")";
+      }
+      std::remove(resultFile.c_str());
+    }
+    if (f.launchStatus != "ok" || f.correctness == "fail")
+      anyFailed = true;
+    std::cerr << "tirx-run: " << o.bundles[i] << ": launch " << f.launchStatus
+              << ", correctness " << f.correctness;
+    if (f.duration)
+      std::cerr << ", median " << f.duration->median << " us over "
+                << f.duration->count << " samples";
+    if (f.bandwidthUtilization)
+      std::cerr << ", " << int(*f.bandwidthUtilization * 100 + 0.5)
+                << "% of copy bandwidth";
+    if (!f.correctnessDetail.empty() && f.correctness == "fail")
+      std::cerr << "; first mismatch " << f.correctnessDetail;
+    if (!f.error.empty())
+      std::cerr << "; " << f.error;
+    std::cerr << "\n";
+    results.push_back(nlohmann::json::parse(serializeFeedback(f)));
+  }
+
+  std::string text =
+      (results.size() == 1 ? results[0] : results).dump(2) + "\n";
+  if (o.output.empty()) {
+    std::cout << text;
+  } else {
+    std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) {
+      std::cerr << "tirx-run: cannot write " << o.output << "\n";
+      return kExitBadInput;
+    }
+  }
+  if (!haveDevice)
+    return kExitNoDevice;
+  return anyFailed ? kExitFailed : kExitOk;
+}
