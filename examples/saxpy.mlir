@@ -1,11 +1,13 @@
 // saxpy: y[i] = a * x[i] + y[i] over 2^26 f32 elements, as one linalg.generic.
-// The seed payload of the demo: no GPU mapping yet. Buffers are allocation
-// bases (the runner allocates each with cuMemAlloc, 256-byte aligned); the
-// `llvm.align` argument attributes state that, so alignment can be proven.
+// The seed payload of the demo: no GPU mapping yet.
+// - Buffers are allocation bases (the runner allocates each with cuMemAlloc,
+//   256-byte aligned); `llvm.align` states it, so alignment can be proven.
+// - `tirx.value` gives the scalar the value the runner passes; `tirx.name`
+//   names the parameters in bundles and feedback.
 #map = affine_map<(d0) -> (d0)>
-func.func @saxpy(%a: f32,
-                 %x: memref<67108864xf32> {llvm.align = 16 : i64},
-                 %y: memref<67108864xf32> {llvm.align = 16 : i64}) {
+func.func @saxpy(%a: f32 {tirx.name = "a", tirx.value = 2.0 : f32},
+                 %x: memref<67108864xf32> {llvm.align = 16 : i64, tirx.name = "x"},
+                 %y: memref<67108864xf32> {llvm.align = 16 : i64, tirx.name = "y"}) {
   linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
       ins(%x : memref<67108864xf32>) outs(%y : memref<67108864xf32>) {
   ^bb0(%xi: f32, %yi: f32):

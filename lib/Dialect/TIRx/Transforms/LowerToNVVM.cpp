@@ -115,7 +115,11 @@ LogicalResult mlir::tirx::validateLowerToNVVMOptions(
 
 void mlir::tirx::buildLowerToNVVMPipeline(
     OpPassManager &pm, const TIRxLowerToNVVMOptions &options) {
-  // What gpu-lower-to-nvvm-pipeline does not do for itself.
+  buildPrepareForNVVMPipeline(pm);
+  buildNVVMCodegenPipeline(pm, options);
+}
+
+void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createTIRxLowerVectorTransfers());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
@@ -124,7 +128,10 @@ void mlir::tirx::buildLowerToNVVMPipeline(
   pm.addPass(createTIRxProveVectorAlignment());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSymbolDCEPass());
+}
 
+void mlir::tirx::buildNVVMCodegenPipeline(
+    OpPassManager &pm, const TIRxLowerToNVVMOptions &options) {
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
   nvvm.cubinFeatures = options.features;
@@ -132,6 +139,22 @@ void mlir::tirx::buildLowerToNVVMPipeline(
   nvvm.optLevel = options.optLevel;
   nvvm.kernelUseBarePtrCallConv = options.barePtr;
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
+LogicalResult mlir::tirx::runPipelineStrictly(
+    OpPassManager &pm, ModuleOp module,
+    function_ref<LogicalResult(OpPassManager &, ModuleOp)> run) {
+  // Some upstream passes report an error and still succeed (a host copy of
+  // a workgroup global that cannot be converted, for one). Count every error
+  // diagnostic and fail on any; the diagnostics still reach the handlers
+  // installed before this one.
+  std::atomic<unsigned> errors{0};
+  ScopedDiagnosticHandler counter(module.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      ++errors;
+    return failure();
+  });
+  return failure(failed(run(pm, module)) || errors.load() != 0);
 }
 
 namespace {
@@ -173,20 +196,12 @@ struct LowerToNVVMPass
       return signalPassFailure();
     }
 
-    // Some upstream passes report an error and still succeed (a host copy
-    // of a workgroup global that cannot be converted, for one). Count every
-    // error diagnostic and fail on any; the diagnostics still reach the
-    // handlers installed before this one.
-    std::atomic<unsigned> errors{0};
-    ScopedDiagnosticHandler counter(&getContext(), [&](Diagnostic &diag) {
-      if (diag.getSeverity() == DiagnosticSeverity::Error)
-        ++errors;
-      return failure();
-    });
-
     OpPassManager pm(ModuleOp::getOperationName());
     buildLowerToNVVMPipeline(pm, options);
-    if (failed(runPipeline(pm, module)) || errors.load() != 0)
+    if (failed(runPipelineStrictly(
+            pm, module, [&](OpPassManager &pm, ModuleOp m) {
+              return runPipeline(pm, m);
+            })))
       signalPassFailure();
   }
 };

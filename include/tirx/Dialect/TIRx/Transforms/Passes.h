@@ -50,9 +50,25 @@ LogicalResult
 validateLowerToNVVMOptions(TIRxLowerToNVVMOptions &options,
                            function_ref<InFlightDiagnostic()> emitError);
 
-/// Appends the passes of tirx-lower-to-nvvm (options already validated).
+/// Appends the passes of tirx-lower-to-nvvm (options already validated):
+/// the preparation, then the NVVM code generation.
 void buildLowerToNVVMPipeline(OpPassManager &pm,
                               const TIRxLowerToNVVMOptions &options);
+
+/// What upstream's NVVM pipeline leaves to the user: leftover linalg, vector
+/// transfers, alias folding, alignment, outlining, symbol DCE. Afterwards
+/// every kernel is a gpu.func reached by a gpu.launch_func.
+void buildPrepareForNVVMPipeline(OpPassManager &pm);
+
+/// Upstream's gpu-lower-to-nvvm-pipeline with the options filled in.
+void buildNVVMCodegenPipeline(OpPassManager &pm,
+                              const TIRxLowerToNVVMOptions &options);
+
+/// Runs `pm` on `module`; fails if it fails or emits any error diagnostic
+/// (some upstream passes report an error and still succeed).
+LogicalResult runPipelineStrictly(OpPassManager &pm, ModuleOp module,
+                                  function_ref<LogicalResult(OpPassManager &,
+                                                             ModuleOp)> run);
 
 /// The byte alignment of `memref` at element offset `index`, as far as it is
 /// proven (1 when nothing is known). Exposed for the view analyses.

@@ -87,4 +87,66 @@ def TIRxProveVectorAlignment
   }];
 }
 
+def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
+  let summary = "Write a kernel bundle (manifest, PTX, cubin) for tirx-run";
+  let description = [{
+    Takes a GPU-mapped payload (what `tirx-lower-to-nvvm` takes), lowers a
+    copy of it and writes a bundle into `dir`:
+
+    - `manifest.json` (schema in `docs/bundle.md`): the payload function's
+      parameters in order (buffers with element type, shape, bytes and role
+      `in`/`out`/`inout` from the kernels' memory effects; scalars with the
+      value of their `tirx.value` argument attribute), and per
+      `gpu.launch_func`: kernel symbol, grid, block, dynamic shared memory,
+      arguments, the ptxas resource report, the global accesses (width,
+      alignment, stride along thread x, IR path and location) and counted
+      flops;
+    - `<kernel module>.ptx` and, with ptxas, `<kernel module>.cubin`.
+
+    The payload itself is not changed. The pass refuses, naming the value,
+    a launch configuration or a kernel argument that is not static, a
+    buffer with a dynamic shape, and a scalar parameter without
+    `tirx.value`.
+
+    ```
+    tirx-opt mapped.mlir --tirx-export-bundle="dir=out/v2"
+    tirx-run out/v2 --reference out/v1
+    ```
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\"\"",
+           "Directory to write the bundle into (created if missing)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU, as for tirx-lower-to-nvvm">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "Target features; default: the lowest PTX version of the chip">,
+    Option<"ptxas", "ptxas", "std::string", /*default=*/"\"\"",
+           "ptxas to build the cubin with (default: $CUDA_HOME/bin/ptxas); "
+           "`none` writes PTX only">,
+    Option<"irVersion", "ir-version", "std::string", /*default=*/"\"\"",
+           "Snapshot id recorded in the manifest">
+  ];
+}
+
+def TIRxAttachFeedback : Pass<"tirx-attach-feedback", "::mlir::ModuleOp"> {
+  let summary = "Attach the runner's feedback JSON as #tirx.feedback";
+  let description = [{
+    Reads a feedback file written by `tirx-run` (one object, or an array
+    whose first entry is used) and sets `tirx.feedback` on the payload
+    function it names and on its kernels (`gpu.func` ops reached from it),
+    so that the measurements travel with the IR:
+
+    ```
+    tirx-opt v2.mlir --tirx-attach-feedback=file=feedback.json
+    ```
+
+    The attribute is built through its verifier: a file whose figures are
+    out of range is refused with the verifier's message.
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"\"\"",
+           "Feedback JSON written by tirx-run">
+  ];
+}
+
 #endif // TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_TD

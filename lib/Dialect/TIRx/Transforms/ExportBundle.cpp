@@ -1,0 +1,632 @@
+//===- ExportBundle.cpp - tirx-export-bundle --------------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// Writes what tirx-run needs and nothing of MLIR: the manifest (the schema
+// lives in tirx/Runtime/Manifest.h, shared with the runner), the PTX and the
+// cubin of each kernel module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Runtime/Manifest.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifndef TIRX_CUDA_HOME
+#define TIRX_CUDA_HOME "/usr/local/cuda"
+#endif
+
+namespace mlir {
+namespace tirx {
+#define GEN_PASS_DEF_TIRXEXPORTBUNDLE
+#include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
+} // namespace tirx
+} // namespace mlir
+
+using namespace mlir;
+namespace rt = ::tirx::runtime;
+
+namespace {
+std::optional<rt::ElementType> elementTypeOf(Type type) {
+  if (type.isF32()) return rt::ElementType::f32;
+  if (type.isF64()) return rt::ElementType::f64;
+  if (type.isF16()) return rt::ElementType::f16;
+  if (type.isBF16()) return rt::ElementType::bf16;
+  if (type.isInteger(8)) return rt::ElementType::i8;
+  if (type.isInteger(32)) return rt::ElementType::i32;
+  if (type.isInteger(64) || type.isIndex()) return rt::ElementType::i64;
+  return std::nullopt;
+}
+
+std::string locationText(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations()) {
+      std::string text = locationText(inner);
+      if (!text.empty())
+        return text;
+    }
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return locationText(callSite.getCallee());
+  return "";
+}
+
+/// Follows view-like ops (subview, cast, assume_alignment, ...) to every
+/// op that accesses `root`, and records whether any reads or writes it.
+void collectEffects(Value root, bool &reads, bool &writes) {
+  SmallVector<Value> worklist{root};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<gpu::LaunchFuncOp>(user))
+        continue; // the caller follows launches into the kernels
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+        if (view.getViewSource() == v)
+          for (Value result : user->getResults())
+            worklist.push_back(result);
+        continue;
+      }
+      if (isa<memref::AssumeAlignmentOp, memref::CastOp>(user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      auto iface = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!iface) {
+        // Unknown user (a call, a region op): assume both.
+        reads = writes = true;
+        continue;
+      }
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      for (auto &effect : effects) {
+        if (effect.getValue() && effect.getValue() != v)
+          continue;
+        if (isa<MemoryEffects::Read>(effect.getEffect()))
+          reads = true;
+        if (isa<MemoryEffects::Write>(effect.getEffect()))
+          writes = true;
+      }
+    }
+  }
+}
+
+/// Linear coefficient of gpu.thread_id x in an index value; nothing when the
+/// dependence is not linear or not known.
+std::optional<int64_t> threadXCoefficient(Value v, unsigned depth = 0);
+
+std::optional<int64_t> exprCoefficient(AffineExpr e, ValueRange dims,
+                                       ValueRange syms, unsigned depth) {
+  switch (e.getKind()) {
+  case AffineExprKind::Constant:
+    return 0;
+  case AffineExprKind::DimId:
+    return threadXCoefficient(dims[cast<AffineDimExpr>(e).getPosition()], depth);
+  case AffineExprKind::SymbolId:
+    return threadXCoefficient(syms[cast<AffineSymbolExpr>(e).getPosition()],
+                              depth);
+  case AffineExprKind::Add: {
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    auto l = exprCoefficient(bin.getLHS(), dims, syms, depth);
+    auto r = exprCoefficient(bin.getRHS(), dims, syms, depth);
+    if (l && r)
+      return *l + *r;
+    return std::nullopt;
+  }
+  case AffineExprKind::Mul: {
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      if (auto l = exprCoefficient(bin.getLHS(), dims, syms, depth))
+        return *l * c.getValue();
+    return std::nullopt;
+  }
+  default: {
+    // floordiv/mod: linear in thread x only if thread x does not appear.
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    auto l = exprCoefficient(bin.getLHS(), dims, syms, depth);
+    if (l && *l == 0)
+      return 0;
+    return std::nullopt;
+  }
+  }
+}
+
+std::optional<int64_t> threadXCoefficient(Value v, unsigned depth) {
+  if (depth > 32)
+    return std::nullopt;
+  ++depth;
+  if (isa<BlockArgument>(v))
+    return 0; // kernel arguments and loop variables are uniform across x
+  Operation *op = v.getDefiningOp();
+  if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
+    return tid.getDimension() == gpu::Dimension::x ? 1 : 0;
+  if (isa<gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
+          arith::ConstantOp>(op))
+    return 0;
+  if (auto add = dyn_cast<arith::AddIOp>(op)) {
+    auto l = threadXCoefficient(add.getLhs(), depth);
+    auto r = threadXCoefficient(add.getRhs(), depth);
+    if (l && r)
+      return *l + *r;
+    return std::nullopt;
+  }
+  if (auto sub = dyn_cast<arith::SubIOp>(op)) {
+    auto l = threadXCoefficient(sub.getLhs(), depth);
+    auto r = threadXCoefficient(sub.getRhs(), depth);
+    if (l && r)
+      return *l - *r;
+    return std::nullopt;
+  }
+  if (auto mul = dyn_cast<arith::MulIOp>(op)) {
+    auto lc = getConstantIntValue(mul.getLhs());
+    auto rc = getConstantIntValue(mul.getRhs());
+    if (rc)
+      if (auto l = threadXCoefficient(mul.getLhs(), depth))
+        return *l * *rc;
+    if (lc)
+      if (auto r = threadXCoefficient(mul.getRhs(), depth))
+        return *r * *lc;
+    return std::nullopt;
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(op))
+    return threadXCoefficient(op->getOperand(0), depth);
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+    AffineMap map = apply.getAffineMap();
+    ValueRange operands = apply.getMapOperands();
+    return exprCoefficient(map.getResult(0),
+                           operands.take_front(map.getNumDims()),
+                           operands.drop_front(map.getNumDims()), depth);
+  }
+  return std::nullopt;
+}
+
+/// The kernel argument a memref is a view of, or null.
+BlockArgument kernelArgumentOf(Value memref) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(memref))
+      return isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()) ? arg
+                                                                : nullptr;
+    Operation *op = memref.getDefiningOp();
+    if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+      memref = view.getViewSource();
+    else if (isa<memref::AssumeAlignmentOp, memref::CastOp>(op))
+      memref = op->getOperand(0);
+    else
+      return nullptr;
+  }
+}
+
+/// Floating-point operations one thread performs in `kernel`, counting
+/// vector ops per lane, FMAs twice, and static scf.for trip counts.
+uint64_t countFlopsPerThread(gpu::GPUFuncOp kernel) {
+  uint64_t total = 0;
+  kernel.walk([&](Operation *op) {
+    if (op->getNumResults() != 1)
+      return;
+    Type type = op->getResult(0).getType();
+    uint64_t lanes = 1;
+    if (auto vec = dyn_cast<VectorType>(type)) {
+      lanes = vec.getNumElements();
+      type = vec.getElementType();
+    }
+    if (!isa<FloatType>(type))
+      return;
+    uint64_t per = 0;
+    if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+            arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+            arith::MinNumFOp>(op))
+      per = 1;
+    else if (isa<vector::FMAOp>(op) || op->getName().getStringRef() == "math.fma")
+      per = 2;
+    if (!per)
+      return;
+    uint64_t trips = 1;
+    for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
+         loop = loop->getParentOfType<scf::ForOp>()) {
+      auto lb = getConstantIntValue(loop.getLowerBound());
+      auto ub = getConstantIntValue(loop.getUpperBound());
+      auto step = getConstantIntValue(loop.getStep());
+      if (lb && ub && step && *step > 0 && *ub > *lb)
+        trips *= uint64_t((*ub - *lb + *step - 1) / *step);
+    }
+    total += per * lanes * trips;
+  });
+  return total;
+}
+
+struct ExportBundlePass
+    : public mlir::tirx::impl::TIRxExportBundleBase<ExportBundlePass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    OpPassManager pm(ModuleOp::getOperationName());
+    mlir::tirx::buildLowerToNVVMPipeline(pm, mlir::tirx::TIRxLowerToNVVMOptions());
+    pm.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override;
+
+  LogicalResult collect(ModuleOp prepared, rt::Manifest &manifest);
+  LogicalResult writeBinaries(ModuleOp lowered, rt::Manifest &manifest,
+                              const mlir::tirx::TIRxLowerToNVVMOptions &options);
+};
+} // namespace
+
+LogicalResult ExportBundlePass::collect(ModuleOp prepared,
+                                        rt::Manifest &manifest) {
+  // The payload: the one function that launches kernels.
+  SmallVector<func::FuncOp> payloads;
+  prepared.walk([&](func::FuncOp f) {
+    if (!f.getOps<gpu::LaunchFuncOp>().empty() ||
+        f->walk([](gpu::LaunchFuncOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      payloads.push_back(f);
+  });
+  if (payloads.size() != 1)
+    return prepared.emitError()
+           << "tirx-export-bundle: expected exactly one function that "
+              "launches kernels, found "
+           << payloads.size();
+  func::FuncOp payload = payloads.front();
+  manifest.payload = payload.getSymName().str();
+  SymbolTable symbols(prepared);
+
+  // Parameters, in signature order.
+  for (BlockArgument arg : payload.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    rt::Param param;
+    if (auto name = payload.getArgAttrOfType<StringAttr>(i, "tirx.name"))
+      param.name = name.str();
+    else
+      param.name = "arg" + std::to_string(i);
+    auto describe = [&]() {
+      return "parameter #" + std::to_string(i) + " (" + param.name + ") of @" +
+             manifest.payload;
+    };
+    if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
+      auto type = elementTypeOf(memref.getElementType());
+      if (!type)
+        return payload.emitError() << "tirx-export-bundle: " << describe()
+                                   << " has element type "
+                                   << memref.getElementType()
+                                   << ", which the runner cannot fill";
+      if (!memref.hasStaticShape() || !memref.getLayout().isIdentity())
+        return payload.emitError()
+               << "tirx-export-bundle: " << describe() << " of type " << memref
+               << " is not static: the bundle needs a static shape and an "
+                  "identity layout";
+      param.isBuffer = true;
+      param.type = *type;
+      param.shape.assign(memref.getShape().begin(), memref.getShape().end());
+      param.bytes = uint64_t(memref.getNumElements()) * rt::elementBytes(*type);
+      bool reads = false, writes = false;
+      collectEffects(arg, reads, writes);
+      // Through the launches, into the kernels.
+      payload.walk([&](gpu::LaunchFuncOp launch) {
+        for (auto [index, operand] : llvm::enumerate(launch.getKernelOperands()))
+          if (operand == arg)
+            if (auto kernel = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+                    launch, launch.getKernelAttr()))
+              collectEffects(kernel.getArgument(index), reads, writes);
+      });
+      param.role = reads && writes ? rt::Role::inout
+                   : writes        ? rt::Role::out
+                                   : rt::Role::in;
+    } else {
+      auto type = elementTypeOf(arg.getType());
+      Attribute value = payload.getArgAttr(i, "tirx.value");
+      if (!type || !value)
+        return payload.emitError()
+               << "tirx-export-bundle: " << describe() << " of type "
+               << arg.getType()
+               << " has no static value: give it an argument attribute "
+                  "{tirx.value = ...}";
+      param.isBuffer = false;
+      param.type = *type;
+      if (auto f = dyn_cast<FloatAttr>(value))
+        param.value = f.getValueAsDouble();
+      else if (auto n = dyn_cast<IntegerAttr>(value))
+        param.value = double(n.getValue().getSExtValue());
+      else
+        return payload.emitError() << "tirx-export-bundle: tirx.value of "
+                                   << describe() << " is not a number";
+    }
+    manifest.params.push_back(param);
+  }
+
+  // Launches, in program order.
+  WalkResult walk = payload.walk([&](gpu::LaunchFuncOp launch) -> WalkResult {
+    rt::Kernel kernel;
+    kernel.name = launch.getKernelName().str();
+    std::string where = "gpu.launch_func @" + launch.getKernelModuleName().str() +
+                        "::@" + kernel.name;
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    Value dims[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
+    const char *names[6] = {"grid x", "grid y", "grid z",
+                            "block x", "block y", "block z"};
+    for (int d = 0; d < 6; ++d) {
+      std::optional<int64_t> c = getConstantIntValue(dims[d]);
+      if (!c || *c < 1) {
+        launch.emitError() << "tirx-export-bundle: " << names[d] << " of "
+                           << where << " is not a static positive size";
+        return WalkResult::interrupt();
+      }
+      (d < 3 ? kernel.grid[d] : kernel.block[d - 3]) = *c;
+    }
+    if (Value smem = launch.getDynamicSharedMemorySize()) {
+      std::optional<int64_t> c = getConstantIntValue(smem);
+      if (!c) {
+        launch.emitError() << "tirx-export-bundle: dynamic shared memory of "
+                           << where << " is not static";
+        return WalkResult::interrupt();
+      }
+      kernel.dynamicSharedBytes = *c;
+    }
+    for (auto [index, operand] : llvm::enumerate(launch.getKernelOperands())) {
+      rt::KernelArg arg;
+      if (auto blockArg = dyn_cast<BlockArgument>(operand);
+          blockArg && blockArg.getOwner() == &payload.getBody().front()) {
+        arg.param = int(blockArg.getArgNumber());
+      } else if (auto type = elementTypeOf(operand.getType());
+                 type && operand.getDefiningOp<arith::ConstantOp>()) {
+        arg.type = *type;
+        Attribute value = operand.getDefiningOp<arith::ConstantOp>().getValue();
+        if (auto f = dyn_cast<FloatAttr>(value))
+          arg.value = f.getValueAsDouble();
+        else
+          arg.value = double(cast<IntegerAttr>(value).getValue().getSExtValue());
+      } else {
+        launch.emitError() << "tirx-export-bundle: kernel argument #" << index
+                           << " of " << where
+                           << " is computed on the host, not a payload "
+                              "parameter or a constant: the bundle cannot "
+                              "reproduce it";
+        return WalkResult::interrupt();
+      }
+      kernel.args.push_back(arg);
+    }
+
+    // What the kernel does: accesses to global buffers and flops.
+    auto func = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernelAttr());
+    if (!func) {
+      launch.emitError() << "tirx-export-bundle: " << where
+                         << " names no gpu.func";
+      return WalkResult::interrupt();
+    }
+    int64_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2] *
+                      kernel.grid[0] * kernel.grid[1] * kernel.grid[2];
+    kernel.flops = countFlopsPerThread(func) * uint64_t(threads);
+    func.walk([&](Operation *op) {
+      Value base;
+      ValueRange indices;
+      unsigned width = 1;
+      bool isStore = false;
+      std::optional<uint64_t> alignment;
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        base = load.getMemref();
+        indices = load.getIndices();
+        alignment = load.getAlignment();
+      } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+        base = store.getMemref();
+        indices = store.getIndices();
+        isStore = true;
+        alignment = store.getAlignment();
+      } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+        base = load.getBase();
+        indices = load.getIndices();
+        width = load.getVectorType().getNumElements();
+        alignment = load.getAlignment();
+      } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+        base = store.getBase();
+        indices = store.getIndices();
+        width = store.getVectorType().getNumElements();
+        isStore = true;
+        alignment = store.getAlignment();
+      } else {
+        return;
+      }
+      BlockArgument kernelArg = kernelArgumentOf(base);
+      if (!kernelArg || kernelArg.getArgNumber() >= kernel.args.size())
+        return; // shared or private memory
+      const rt::KernelArg &karg = kernel.args[kernelArg.getArgNumber()];
+      if (!karg.param)
+        return;
+      auto memref = cast<MemRefType>(base.getType());
+      unsigned elementBytes =
+          std::max(1u, unsigned(memref.getElementTypeBitWidth() / 8));
+      rt::Access access;
+      access.buffer = manifest.params[*karg.param].name;
+      access.isStore = isStore;
+      access.width = width;
+      access.bytes = width * elementBytes;
+      access.alignment = alignment ? unsigned(*alignment) : elementBytes;
+      // Elements between the accesses of neighbouring threads along x.
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      std::optional<int64_t> stride = 0;
+      if (succeeded(memref.getStridesAndOffset(strides, offset))) {
+        for (auto [index, s] : llvm::zip(indices, strides)) {
+          auto c = threadXCoefficient(index);
+          if (!c || ShapedType::isDynamic(s)) {
+            stride.reset();
+            break;
+          }
+          *stride += *c * s;
+        }
+      } else {
+        stride.reset();
+      }
+      access.contiguous =
+          !stride || *stride == 0 || std::abs(*stride) <= int64_t(width);
+      access.path = "func @" + manifest.payload + " / gpu.launch_func @" +
+                    kernel.name + " / " + op->getName().getStringRef().str() +
+                    (isStore ? " (store " : " (load ") + access.buffer + ")";
+      access.loc = locationText(op->getLoc());
+      kernel.accesses.push_back(access);
+    });
+    manifest.kernels.push_back(kernel);
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult
+ExportBundlePass::writeBinaries(ModuleOp lowered, rt::Manifest &manifest,
+                                const mlir::tirx::TIRxLowerToNVVMOptions &options) {
+  std::string ptxasPath = ptxas.empty()
+                              ? std::string(TIRX_CUDA_HOME) + "/bin/ptxas"
+                              : std::string(ptxas);
+  bool buildCubin = ptxasPath != "none";
+  if (buildCubin && !llvm::sys::fs::can_execute(ptxasPath))
+    return lowered.emitError()
+           << "tirx-export-bundle: ptxas not found at '" << ptxasPath
+           << "': install the CUDA toolkit or pass ptxas=none for PTX only";
+
+  llvm::StringMap<std::string> ptxOfModule;
+  for (auto binary : lowered.getOps<gpu::BinaryOp>()) {
+    for (Attribute objectAttr : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(objectAttr);
+      if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+        continue;
+      ptxOfModule[binary.getSymName()] = object.getObject().str();
+      break;
+    }
+  }
+
+  SmallVector<std::string> written;
+  for (rt::Kernel &kernel : manifest.kernels) {
+    // The lowered module keeps the launch; find the module of the kernel.
+    std::string moduleName;
+    lowered.walk([&](gpu::LaunchFuncOp launch) {
+      if (launch.getKernelName() == kernel.name)
+        moduleName = launch.getKernelModuleName().str();
+    });
+    auto it = ptxOfModule.find(moduleName);
+    if (it == ptxOfModule.end())
+      return lowered.emitError() << "tirx-export-bundle: no PTX was produced "
+                                    "for kernel @"
+                                 << kernel.name;
+    kernel.ptxFile = moduleName + ".ptx";
+    SmallString<256> ptxPath(dir);
+    llvm::sys::path::append(ptxPath, kernel.ptxFile);
+    if (!llvm::is_contained(written, moduleName)) {
+      std::error_code ec;
+      llvm::raw_fd_ostream out(ptxPath, ec);
+      if (ec)
+        return lowered.emitError() << "tirx-export-bundle: cannot write "
+                                   << ptxPath << ": " << ec.message();
+      out << it->second;
+      written.push_back(moduleName);
+    }
+    if (!buildCubin)
+      continue;
+    kernel.cubinFile = moduleName + ".cubin";
+    SmallString<256> cubinPath(dir);
+    llvm::sys::path::append(cubinPath, kernel.cubinFile);
+    SmallString<256> logPath(dir);
+    llvm::sys::path::append(logPath, moduleName + ".ptxas.log");
+    std::string arch = "-arch=" + options.chip;
+    SmallVector<StringRef> args = {ptxasPath, arch, "-v", "-o", cubinPath,
+                                   ptxPath};
+    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                            StringRef(logPath)};
+    std::string message;
+    int rc = llvm::sys::ExecuteAndWait(ptxasPath, args, std::nullopt,
+                                       redirects, /*SecondsToWait=*/120, 0,
+                                       &message);
+    auto log = llvm::MemoryBuffer::getFile(logPath);
+    std::string logText = log ? (*log)->getBuffer().str() : "";
+    if (rc != 0)
+      return lowered.emitError()
+             << "tirx-export-bundle: ptxas failed for @" << kernel.name
+             << " (exit " << rc << (message.empty() ? "" : ", " + message)
+             << "): " << logText;
+    rt::parsePtxasReport(logText, kernel.name, kernel.ptxas);
+  }
+  return success();
+}
+
+void ExportBundlePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (dir.empty()) {
+    module.emitError() << "tirx-export-bundle: the option dir= is required";
+    return signalPassFailure();
+  }
+  mlir::tirx::TIRxLowerToNVVMOptions options;
+  options.chip = chip;
+  options.features = features;
+  options.format = "isa";
+  if (failed(mlir::tirx::validateLowerToNVVMOptions(
+          options, [&] { return module.emitError(); })))
+    return signalPassFailure();
+
+  // Work on a copy: the payload stays as it was.
+  OwningOpRef<ModuleOp> copy = module.clone();
+  auto runStrict = [&](function_ref<void(OpPassManager &)> build) {
+    PassManager manager(module.getContext(), ModuleOp::getOperationName());
+    build(manager);
+    return mlir::tirx::runPipelineStrictly(
+        manager, *copy, [&](OpPassManager &, ModuleOp m) {
+          return manager.run(m);
+        });
+  };
+
+  if (failed(runStrict([](OpPassManager &pm) {
+        mlir::tirx::buildPrepareForNVVMPipeline(pm);
+      })))
+    return signalPassFailure();
+
+  rt::Manifest manifest;
+  manifest.irVersion = irVersion;
+  manifest.chip = options.chip;
+  manifest.features = options.features;
+  if (failed(collect(*copy, manifest)))
+    return signalPassFailure();
+
+  if (failed(runStrict([&](OpPassManager &pm) {
+        mlir::tirx::buildNVVMCodegenPipeline(pm, options);
+      })))
+    return signalPassFailure();
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    module.emitError() << "tirx-export-bundle: cannot create '" << dir
+                       << "': " << ec.message();
+    return signalPassFailure();
+  }
+  if (failed(writeBinaries(*copy, manifest, options)))
+    return signalPassFailure();
+  std::string error;
+  if (!rt::writeManifest(dir, manifest, error)) {
+    module.emitError() << "tirx-export-bundle: " << error;
+    return signalPassFailure();
+  }
+  markAllAnalysesPreserved();
+}
