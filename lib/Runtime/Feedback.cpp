@@ -148,6 +148,8 @@ std::string serializeFeedback(const Feedback &f) {
   j["launch_status"] = f.launchStatus;
   if (!f.error.empty())
     j["error"] = f.error;
+  if (f.killedAfterSeconds)
+    j["killed_after_s"] = *f.killedAfterSeconds;
   if (f.duration) {
     j["duration_us"] = f.duration->median;
     j["duration_min_us"] = f.duration->min;
@@ -193,8 +195,10 @@ std::string serializeFeedback(const Feedback &f) {
 bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
   try {
     json j = json::parse(text);
+    if (j.is_array() && !j.empty())
+      j = j[0]; // tirx-run writes an array for several candidates
     if (!j.is_object()) {
-      error = "feedback: expected a JSON object";
+      error = "feedback: expected a JSON object (or an array of them)";
       return false;
     }
     f = Feedback();
@@ -203,6 +207,7 @@ bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
     f.compileStatus = j.value("compile_status", "not_run");
     f.launchStatus = j.value("launch_status", "not_run");
     f.error = j.value("error", "");
+    readOptional(j, "killed_after_s", f.killedAfterSeconds);
     if (j.contains("duration_us") && !j["duration_us"].is_null()) {
       TimingStats s;
       s.median = j["duration_us"].get<double>();

@@ -145,7 +145,8 @@ std::string slurp(const std::string &path) {
 /// seconds, it is killed. Returns the child's exit code, or -signal, or
 /// `kTimedOut`.
 constexpr int kTimedOut = 1000;
-int runIsolated(double timeout, const std::function<int(int busyFd)> &work) {
+int runIsolated(double timeout, const std::function<int(int busyFd)> &work,
+                double *killedAfter = nullptr) {
   int pipefd[2];
   if (pipe(pipefd) != 0)
     badInput("pipe() failed");
@@ -174,8 +175,12 @@ int runIsolated(double timeout, const std::function<int(int busyFd)> &work) {
         return WEXITSTATUS(status);
       return -WTERMSIG(status);
     }
-    if (busy && std::chrono::duration<double>(Clock::now() - busySince).count() > timeout) {
+    double busyFor =
+        std::chrono::duration<double>(Clock::now() - busySince).count();
+    if (busy && busyFor > timeout) {
       kill(pid, SIGKILL);
+      if (killedAfter)
+        *killedAfter = busyFor;
       waitpid(pid, &status, 0);
       close(pipefd[0]);
       return kTimedOut;
@@ -256,7 +261,7 @@ int main(int argc, char **argv) {
       f.error = "no CUDA device answered (see the message above)";
     } else {
       std::string resultFile = tempPath();
-      auto started = Clock::now();
+      double killedAfter = 0;
       int status = runIsolated(o.timeout, [&](int busyFd) {
         RunOptions run = o.run;
         run.busy = [busyFd](bool busy) {
@@ -270,17 +275,17 @@ int main(int argc, char **argv) {
         child.irVersion = f.irVersion;
         std::ofstream(resultFile) << serializeFeedback(child);
         return 0;
-      });
-      double elapsed =
-          std::chrono::duration<double>(Clock::now() - started).count();
+      }, &killedAfter);
       std::string error;
       if (status == 0 && parseFeedback(slurp(resultFile), f, error)) {
         // The child's feedback stands.
       } else if (status == kTimedOut) {
         f.launchStatus = "timeout";
-        f.error = "a kernel ran longer than the " + std::to_string(int(o.timeout)) +
-                  " s limit and was killed (" + std::to_string(elapsed) +
-                  " s after the candidate started)";
+        f.killedAfterSeconds = killedAfter;
+        f.error = "a kernel ran longer than the " +
+                  std::to_string(int(o.timeout)) +
+                  " s limit and was killed after " +
+                  std::to_string(killedAfter) + " s";
       } else {
         f.launchStatus = "error";
         f.error = status < 0 ? "the runner's child died of signal " +

@@ -51,6 +51,7 @@ struct Feedback {
   std::string compileStatus = "ok";    // not_run | ok | error
   std::string launchStatus = "not_run"; // not_run | ok | error | timeout | no_device
   std::string error;                    // CUDA error name and message, if any
+  std::optional<double> killedAfterSeconds; // for a timeout: the kernel's time
   // Timing (microseconds).
   std::optional<TimingStats> duration;
   // Throughput.

@@ -87,6 +87,27 @@ def TIRxProveVectorAlignment
   }];
 }
 
+def TIRxMapReference : Pass<"tirx-map-reference", "::mlir::ModuleOp"> {
+  let summary = "Map an unscheduled payload to the GPU the plainest way";
+  let description = [{
+    Builds the correctness reference of a payload: the seed version, mapped
+    without any schedule an agent chose. Every linalg op becomes an
+    `scf.parallel` nest; the innermost dimension of each outermost nest is
+    tiled by `block-size` (threads per block, with bounds checks), the tiles
+    go to blocks and the elements of a tile to threads (upstream's
+    `gpu-map-parallel-loops`), and the nest becomes a `gpu.launch`.
+
+    ```
+    tirx-opt seed.mlir --tirx-map-reference --tirx-export-bundle=dir=ref
+    tirx-run candidate --reference ref
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block along the innermost dimension (1 to 1024)">
+  ];
+}
+
 def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
   let summary = "Write a kernel bundle (manifest, PTX, cubin) for tirx-run";
   let description = [{
