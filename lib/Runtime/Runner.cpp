@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -438,7 +439,8 @@ std::string loadOrMeasureProfile(int device, const std::string &cacheDir,
     p.copyBandwidthGBs = 2.0 * double(bytes) / summarize(seconds).median / 1e9;
 
     if (!cachePath.empty()) {
-      ::mkdir(cacheDir.c_str(), 0755);
+      std::error_code ec;
+      std::filesystem::create_directories(cacheDir, ec);
       std::string tmp = cachePath + ".tmp." + std::to_string(::getpid());
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
       out << serializeDeviceProfile(p);

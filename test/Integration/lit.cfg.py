@@ -22,6 +22,10 @@ bundles = lit_config.params.get(
 tirx_run = lit_config.params.get(
     "tirx_run", os.path.join(config.tirx_obj_root, "bin", "tirx-run"))
 
+# One GPU test at a time: tests that time kernels must not share the device.
+lit_config.parallelism_groups["cuda-device"] = 1
+config.parallelism_group = "cuda-device"
+
 config.substitutions.append(("%tirx_run", tirx_run))
 config.substitutions.append(("%bundles", bundles))
 config.substitutions.append(("%python", sys.executable))
