@@ -30,7 +30,8 @@ config.substitutions.append(
 config.substitutions.append(
     ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
-tools = [ToolSubst("tirx-opt", unresolved="fatal")]
+tools = [ToolSubst("tirx-opt", unresolved="fatal"),
+         ToolSubst("tirx-run", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.tirx_tools_dir])
 
 if os.path.exists(os.path.join(config.cuda_home, "bin", "ptxas")):

@@ -47,7 +47,7 @@ struct MapReferencePass
     if (blockSize < 1 || blockSize > 1024) {
       module.emitError() << "tirx-map-reference: block-size must be 1 to "
                             "1024, got "
-                         << blockSize;
+                         << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     bool mapped = false;
@@ -76,7 +76,9 @@ struct MapReferencePass
     for (scf::ParallelOp loop : outermost) {
       SmallVector<int64_t> sizes(loop.getNumLoops(), 1);
       sizes.back() = blockSize;
-      scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/false);
+      // Constant inner bounds and an scf.if guard: the GPU mapping needs a
+      // static thread count.
+      scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
     }
 
     OpPassManager toGpu(ModuleOp::getOperationName());
@@ -85,6 +87,15 @@ struct MapReferencePass
     toGpu.addPass(createCanonicalizerPass());
     if (failed(runPipeline(toGpu, module)))
       return signalPassFailure();
+
+    // convert-parallel-loops-to-gpu leaves what it cannot map in place.
+    WalkResult left = module.walk([&](scf::ParallelOp loop) {
+      loop.emitError() << "tirx-map-reference: this loop nest could not be "
+                          "mapped to the GPU";
+      return WalkResult::interrupt();
+    });
+    if (left.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

@@ -1,0 +1,52 @@
+// What a bundle cannot hold is refused, naming the value.
+// RUN: tirx-opt %s -split-input-file -verify-diagnostics --tirx-export-bundle="dir=%t ptxas=none"
+// RUN: not tirx-opt %s -split-input-file --tirx-export-bundle=ptxas=none 2>&1 | FileCheck %s --check-prefix=NODIR
+// NODIR: error: tirx-export-bundle: the option dir= is required
+
+// expected-error @below {{parameter #0 (arg0) of @f of type 'f32' has no static value: give it an argument attribute {tirx.value = ...}}}
+func.func @f(%a: f32, %m: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    memref.store %a, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// expected-error @below {{parameter #0 (arg0) of @f of type 'memref<?xf32>' is not static}}
+func.func @f(%m: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %m[%tx] : memref<?xf32>
+    memref.store %v, %m[%tx] : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<4xf32>, %n: index {tirx.value = 4 : index}) {
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{grid x of gpu.launch_func @f_kernel::@f_kernel is not a static positive size}}
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %n, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %m[%tx] : memref<4xf32>
+    memref.store %v, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// expected-error @below {{expected exactly one function that launches kernels, found 0}}
+module {
+  func.func @f(%m: memref<4xf32>) {
+    return
+  }
+}
