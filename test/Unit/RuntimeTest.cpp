@@ -1,0 +1,406 @@
+//===- RuntimeTest.cpp - the runner's host-side logic -----------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// Everything of tirx-run that needs no GPU: manifests, inputs, poison,
+// comparison, statistics, the classifier. Runs on CI.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Runtime/Check.h"
+#include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/Manifest.h"
+#include "tirx/Runtime/Runner.h"
+#include "tirx/Runtime/Stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace tirx::runtime;
+
+namespace {
+const char *kGood = R"({
+  "format": "tirx-bundle", "version": 1, "payload": "saxpy", "chip": "sm_90",
+  "params": [
+    {"name": "a", "kind": "scalar", "type": "f32", "value": 2.0},
+    {"name": "x", "kind": "buffer", "type": "f32", "shape": [1024], "role": "in"},
+    {"name": "y", "kind": "buffer", "type": "bf16", "shape": [32, 32], "role": "inout"}],
+  "kernels": [{"name": "k", "ptx": "k.ptx", "cubin": "k.cubin",
+               "grid": [4, 1, 1], "block": [256, 1, 1], "flops": 2048,
+               "args": [{"param": 1}, {"param": 2}, {"param": 0},
+                        {"type": "i64", "value": 7}],
+               "accesses": [{"buffer": "x", "op": "load", "width": 4, "bytes": 16,
+                             "alignment": 16, "contiguous": true}]}]})";
+
+std::string withField(const std::string &from, const std::string &to) {
+  std::string text = kGood;
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string parseError(const std::string &text) {
+  Manifest m;
+  std::string error;
+  EXPECT_FALSE(parseManifest(text, m, error));
+  return error;
+}
+} // namespace
+
+TEST(ManifestTest, ParsesAndRoundTrips) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kGood, m, error)) << error;
+  ASSERT_EQ(m.params.size(), 3u);
+  EXPECT_FALSE(m.params[0].isBuffer);
+  EXPECT_EQ(m.params[0].value, 2.0);
+  EXPECT_EQ(m.params[1].bytes, 4096u);
+  EXPECT_EQ(m.params[2].bytes, 2048u); // bf16: 2 bytes
+  EXPECT_EQ(m.params[2].role, Role::inout);
+  // Inputs read once, inout buffers read and written.
+  EXPECT_EQ(m.minimumBytesMoved(), 4096u + 2 * 2048u);
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(m.kernels[0].args[3].value, 7);
+  EXPECT_FALSE(m.kernels[0].args[3].param.has_value());
+  EXPECT_EQ(m.totalFlops(), 2048u);
+
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_EQ(serializeManifest(again), serializeManifest(m));
+}
+
+TEST(ManifestTest, MalformedCasesNameTheField) {
+  EXPECT_NE(parseError("{").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(parseError("[]").find("expected a JSON object"), std::string::npos);
+  EXPECT_NE(parseError(withField(R"("format": "tirx-bundle")", R"("format": "zip")"))
+                .find("format: expected \"tirx-bundle\""),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("grid": [4, 1, 1])", R"("grid": [4, 1])"))
+                .find("kernels[0].grid: expected an array of 3 integers"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("grid": [4, 1, 1])", R"("grid": [4, -1, 1])"))
+                .find("kernels[0].grid[1]"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("block": [256, 1, 1])", R"("block": [2048, 1, 1])"))
+                .find("kernels[0].block[0]"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("role": "in")", R"("role": "both")"))
+                .find("params[1].role: expected in, out or inout"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("shape": [1024])", R"("shape": [0])"))
+                .find("params[1].shape[0]"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("shape": [1024])", R"("shape": [1099511627776, 4])"))
+                .find("more than 2^40 elements"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("ptx": "k.ptx")", R"("ptx": "/etc/passwd")"))
+                .find("plain file name"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("ptx": "k.ptx")", R"("ptx": "..")"))
+                .find("plain file name"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("value": 2.0)", R"("value": "two")"))
+                .find("params[0].value: expected a number"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"({"param": 2})", R"({"param": 9})"))
+                .find("kernels[0].args[1].param"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("kind": "scalar")", R"("kind": "tensor")"))
+                .find("params[0].kind"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("payload": "saxpy", )", ""))
+                .find("manifest.payload: missing"),
+            std::string::npos);
+}
+
+TEST(ManifestTest, ParsesPtxasReport) {
+  const char *log = "ptxas info    : 0 bytes gmem\n"
+                    "ptxas info    : Compiling entry function 'other' for 'sm_90'\n"
+                    "ptxas info    : Function properties for other\n"
+                    "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+                    "ptxas info    : Used 40 registers, used 1 barriers, 2048 bytes smem\n"
+                    "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+                    "ptxas info    : Function properties for k\n"
+                    "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                    "ptxas info    : Used 18 registers, used 0 barriers\n";
+  PtxasReport k, other;
+  parsePtxasReport(log, "k", k);
+  parsePtxasReport(log, "other", other);
+  EXPECT_EQ(k.registers, 18);
+  EXPECT_EQ(k.sharedBytes, 0);
+  EXPECT_EQ(k.spillStoreBytes, 0);
+  EXPECT_EQ(other.registers, 40);
+  EXPECT_EQ(other.sharedBytes, 2048);
+  EXPECT_EQ(other.spillStoreBytes, 4);
+  EXPECT_EQ(other.stackBytes, 8);
+  PtxasReport none;
+  parsePtxasReport(log, "missing", none);
+  EXPECT_EQ(none.registers, -1);
+}
+
+TEST(InputsTest, DeterministicNeverAllZeroAndInRange) {
+  for (ElementType t : {ElementType::f32, ElementType::f64, ElementType::f16,
+                        ElementType::bf16, ElementType::i8, ElementType::i32,
+                        ElementType::i64}) {
+    std::vector<uint8_t> a(4096 * elementBytes(t)), b(a.size()), c(a.size());
+    fillRandom(a, t, 42);
+    fillRandom(b, t, 42);
+    fillRandom(c, t, 43);
+    EXPECT_EQ(a, b) << elementTypeName(t);
+    EXPECT_NE(a, c) << elementTypeName(t);
+    size_t zeros = 0;
+    double sum = 0;
+    for (size_t i = 0; i < 4096; ++i) {
+      double v = elementAt(a, t, i);
+      EXPECT_GE(v, t == ElementType::i8 || t == ElementType::i32 ||
+                           t == ElementType::i64
+                       ? -100
+                       : -1);
+      EXPECT_LE(v, 100);
+      EXPECT_FALSE(std::isnan(v));
+      EXPECT_FALSE(isPoison(a, t, i)) << elementTypeName(t) << " " << i;
+      zeros += v == 0;
+      sum += std::fabs(v);
+    }
+    EXPECT_LT(zeros, 100u) << elementTypeName(t);
+    EXPECT_GT(sum, 0) << elementTypeName(t);
+  }
+}
+
+TEST(InputsTest, HalfAndBFloat16Conversions) {
+  for (float v : {0.0f, 1.0f, -2.5f, 0.333251953125f, 65504.0f, 6.1035156e-05f,
+                  5.9604645e-08f}) {
+    EXPECT_EQ(halfToFloat(floatToHalf(v)), v) << v;
+  }
+  EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
+  EXPECT_EQ(floatToHalf(1e6f), 0x7C00); // overflow to inf
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+  EXPECT_EQ(floatToBFloat16(1.0f), 0x3F80);
+  EXPECT_EQ(bfloat16ToFloat(floatToBFloat16(-3.0f)), -3.0f);
+  EXPECT_TRUE(std::isnan(bfloat16ToFloat(floatToBFloat16(NAN))));
+  // Round to nearest even: 1 + 2^-8 is halfway between two bf16 values.
+  EXPECT_EQ(floatToBFloat16(1.00390625f), 0x3F80);
+}
+
+TEST(CompareTest, PoisonNaNAndTolerances) {
+  const size_t n = 64;
+  std::vector<uint8_t> want(n * 4), got;
+  fillRandom(want, ElementType::f32, 7);
+  got = want;
+  Comparison same = compareBuffers("y", ElementType::f32, got, want);
+  EXPECT_TRUE(same.pass);
+  EXPECT_EQ(same.maxAbsError, 0);
+  EXPECT_EQ(same.firstBad, -1);
+
+  // Within tolerance: a relative change of 1e-6.
+  float v;
+  std::memcpy(&v, got.data() + 4 * 5, 4);
+  v *= 1.000001f;
+  std::memcpy(got.data() + 4 * 5, &v, 4);
+  EXPECT_TRUE(compareBuffers("y", ElementType::f32, got, want).pass);
+
+  // An unwritten element (still poison) fails, and names its index.
+  std::vector<uint8_t> poisoned(4);
+  fillPoison(poisoned, ElementType::f32);
+  std::memcpy(got.data() + 4 * 17, poisoned.data(), 4);
+  Comparison c = compareBuffers("y", ElementType::f32, got, want);
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.firstBad, 17);
+  EXPECT_NE(c.detail.find("y[17]"), std::string::npos) << c.detail;
+  EXPECT_NE(c.detail.find("unwritten"), std::string::npos) << c.detail;
+
+  // NaN never passes, not even where the reference has NaN too.
+  std::vector<uint8_t> nan(8);
+  fillPoison(nan, ElementType::f32);
+  EXPECT_FALSE(compareBuffers("z", ElementType::f32, nan, nan).pass);
+
+  // A wrong value beyond tolerance.
+  got = want;
+  std::memcpy(&v, got.data() + 4 * 3, 4);
+  v += 0.5f;
+  std::memcpy(got.data() + 4 * 3, &v, 4);
+  c = compareBuffers("y", ElementType::f32, got, want);
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.firstBad, 3);
+  EXPECT_NEAR(c.maxAbsError, 0.5, 1e-6);
+
+  // Integers compare exactly; their poison is a sentinel.
+  std::vector<uint8_t> ints(16), other(16);
+  fillRandom(ints, ElementType::i32, 1);
+  other = ints;
+  EXPECT_TRUE(compareBuffers("n", ElementType::i32, other, ints).pass);
+  other[0] ^= 1;
+  EXPECT_FALSE(compareBuffers("n", ElementType::i32, other, ints).pass);
+  fillPoison(other, ElementType::i32);
+  EXPECT_TRUE(isPoison(other, ElementType::i32, 2));
+  EXPECT_FALSE(compareBuffers("n", ElementType::i32, other, ints).pass);
+
+  // Looser tolerance for bf16 than for f32.
+  EXPECT_GT(toleranceFor(ElementType::bf16).rtol,
+            toleranceFor(ElementType::f32).rtol);
+}
+
+TEST(StatsTest, SummaryAndSampleCount) {
+  TimingStats s = summarize({5, 1, 3, 2, 4});
+  EXPECT_EQ(s.count, 5);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 5);
+  EXPECT_EQ(s.median, 3);
+  EXPECT_EQ(s.mean, 3);
+  EXPECT_EQ(summarize({1, 2, 3, 4}).median, 2.5);
+  // Trimmed mean drops the outlier of 10 samples.
+  TimingStats t = summarize({10, 10, 10, 10, 10, 10, 10, 10, 10, 1000});
+  EXPECT_EQ(t.trimmedMean, 10);
+  EXPECT_GT(t.mean, 100);
+  EXPECT_EQ(summarize({}).count, 0);
+
+  EXPECT_EQ(chooseSampleCount(0.2e-3, 1.0, 10, 2000), 2000); // capped
+  EXPECT_EQ(chooseSampleCount(0.01, 1.0, 10, 2000), 100);
+  EXPECT_EQ(chooseSampleCount(0.5, 1.0, 10, 2000), 10); // at least 10
+  EXPECT_EQ(chooseSampleCount(0, 1.0, 10, 2000), 10);
+  EXPECT_EQ(chooseSampleCount(NAN, 1.0, 10, 2000), 10);
+}
+
+namespace {
+struct ClassifierTest : ::testing::Test {
+  ClassifierTest() {
+    device.smCount = 132;
+    device.copyBandwidthGBs = 4000;
+    device.peakFp32Tflops = 60;
+    device.maxThreadsPerSm = 2048;
+    device.registersPerSm = 65536;
+    device.sharedPerSm = 233472;
+    std::string error;
+    EXPECT_TRUE(parseManifest(kGood, manifest, error)) << error;
+    manifest.kernels[0].grid[0] = 65536;
+    feedback.launchStatus = "ok";
+    TimingStats t;
+    t.median = 250;
+    t.count = 100;
+    feedback.duration = t;
+    feedback.bytesMoved = 805306368;
+    feedback.flops = 134217728;
+    feedback.bandwidthUtilization = 0.8;
+    feedback.theoreticalOccupancy = 1.0;
+    feedback.registersPerThread = 16;
+  }
+  Manifest manifest;
+  Feedback feedback;
+  DeviceProfile device;
+};
+} // namespace
+
+TEST_F(ClassifierTest, NarrowContiguousAccessIsNamedWithItsLocation) {
+  Access narrow;
+  narrow.buffer = "y";
+  narrow.width = 1;
+  narrow.bytes = 4;
+  narrow.path = "func @saxpy / gpu.launch_func @k / memref.load (load y)";
+  narrow.loc = "saxpy.mlir:9:3";
+  manifest.kernels[0].accesses = {narrow};
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "narrow_global_access");
+  EXPECT_EQ(feedback.bottleneckLocation, narrow.path);
+  EXPECT_EQ(feedback.bottleneckLoc, "saxpy.mlir:9:3");
+}
+
+TEST_F(ClassifierTest, AtTheCopyRateItIsMemoryBound) {
+  feedback.bandwidthUtilization = 0.97;
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "memory_bound");
+}
+
+TEST_F(ClassifierTest, StridedAccessIsUncoalesced) {
+  Access strided;
+  strided.buffer = "out";
+  strided.isStore = true;
+  strided.contiguous = false;
+  strided.path = "transpose store";
+  manifest.kernels[0].accesses.push_back(strided);
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "uncoalesced_access");
+  EXPECT_EQ(feedback.bottleneckLocation, "transpose store");
+}
+
+TEST_F(ClassifierTest, TooFewBlocks) {
+  manifest.kernels[0].grid[0] = 16;
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "too_few_blocks");
+}
+
+TEST_F(ClassifierTest, LowOccupancyFromRegisters) {
+  feedback.theoreticalOccupancy = 0.25;
+  feedback.registersPerThread = 255;
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "low_occupancy_registers");
+}
+
+TEST_F(ClassifierTest, LaunchBoundAndComputeBound) {
+  feedback.duration->median = 3;
+  feedback.bytesMoved = 4096;
+  feedback.flops = 100;
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "launch_bound");
+
+  feedback.duration->median = 5000;
+  feedback.bytesMoved = 1 << 20;
+  feedback.flops = uint64_t(1) << 38; // far above the ridge point
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "compute_bound");
+}
+
+TEST_F(ClassifierTest, NothingToSayWithoutARun) {
+  feedback.launchStatus = "timeout";
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "unknown");
+}
+
+TEST(FeedbackTest, JsonRoundTrip) {
+  Feedback f;
+  f.irVersion = "v3";
+  f.payload = "saxpy";
+  f.launchStatus = "ok";
+  TimingStats t;
+  t.median = 188.4;
+  t.min = 187;
+  t.max = 190;
+  t.count = 30;
+  f.duration = t;
+  f.bandwidthUtilization = 0.97;
+  f.registersPerThread = 18;
+  f.correctness = "pass";
+  f.correctnessInputs = 3;
+  f.buffers.push_back({"y", 0, 0, true});
+  f.bottleneck = "memory_bound";
+  Feedback g;
+  std::string error;
+  ASSERT_TRUE(parseFeedback(serializeFeedback(f), g, error)) << error;
+  EXPECT_EQ(serializeFeedback(g).size() > 0, true);
+  EXPECT_EQ(g.duration->median, 188.4);
+  EXPECT_EQ(g.duration->count, 30);
+  EXPECT_EQ(*g.registersPerThread, 18);
+  EXPECT_EQ(g.correctness, "pass");
+  EXPECT_FALSE(g.spillBytes.has_value());
+  // An array (several candidates) reads as its first entry.
+  ASSERT_TRUE(parseFeedback("[" + serializeFeedback(f) + "]", g, error));
+  EXPECT_EQ(g.payload, "saxpy");
+  EXPECT_FALSE(parseFeedback("{\"duration_us\": \"slow\"}", g, error));
+}
+
+TEST(RunnerTest, SignaturesMustMatchTheReference) {
+  Manifest a, b;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kGood, a, error));
+  b = a;
+  EXPECT_EQ(compareSignatures(a, b), "");
+  b.params[0].value = 3;
+  EXPECT_NE(compareSignatures(a, b).find("scalar value differs"),
+            std::string::npos);
+  b = a;
+  b.params[1].role = Role::inout;
+  EXPECT_NE(compareSignatures(a, b).find("parameter #1 (x)"), std::string::npos);
+  b.params.pop_back();
+  EXPECT_NE(compareSignatures(a, b).find("parameters"), std::string::npos);
+}
