@@ -146,7 +146,7 @@ std::string slurp(const std::string &path) {
 /// `kTimedOut`.
 constexpr int kTimedOut = 1000;
 int runIsolated(double timeout, const std::function<int(int busyFd)> &work,
-                double *killedAfter = nullptr) {
+                double *killedAfter = nullptr, double *teardown = nullptr) {
   int pipefd[2];
   if (pipe(pipefd) != 0)
     badInput("pipe() failed");
@@ -181,7 +181,13 @@ int runIsolated(double timeout, const std::function<int(int busyFd)> &work,
       kill(pid, SIGKILL);
       if (killedAfter)
         *killedAfter = busyFor;
+      // The process is gone only once the driver has torn its context down,
+      // which stops the runaway kernel; the next candidate must not share
+      // the GPU with it.
+      auto killed = Clock::now();
       waitpid(pid, &status, 0);
+      if (teardown)
+        *teardown = std::chrono::duration<double>(Clock::now() - killed).count();
       close(pipefd[0]);
       return kTimedOut;
     }
@@ -261,7 +267,7 @@ int main(int argc, char **argv) {
       f.error = "no CUDA device answered (see the message above)";
     } else {
       std::string resultFile = tempPath();
-      double killedAfter = 0;
+      double killedAfter = 0, teardown = 0;
       int status = runIsolated(o.timeout, [&](int busyFd) {
         RunOptions run = o.run;
         run.busy = [busyFd](bool busy) {
@@ -275,7 +281,7 @@ int main(int argc, char **argv) {
         child.irVersion = f.irVersion;
         std::ofstream(resultFile) << serializeFeedback(child);
         return 0;
-      }, &killedAfter);
+      }, &killedAfter, &teardown);
       std::string error;
       if (status == 0 && parseFeedback(slurp(resultFile), f, error)) {
         // The child's feedback stands.
@@ -285,7 +291,8 @@ int main(int argc, char **argv) {
         f.error = "a kernel ran longer than the " +
                   std::to_string(int(o.timeout)) +
                   " s limit and was killed after " +
-                  std::to_string(killedAfter) + " s";
+                  std::to_string(killedAfter) + " s (the driver released it " +
+                  std::to_string(teardown) + " s later)";
       } else {
         f.launchStatus = "error";
         f.error = status < 0 ? "the runner's child died of signal " +
