@@ -197,12 +197,21 @@ Comparison compareBuffers(const std::string &name, ElementType type,
   Tolerance tol = toleranceFor(type);
   size_t n = got.size() / elementBytes(type);
   double diff2 = 0, ref2 = 0;
-  auto markBad = [&](size_t i, const std::string &why) {
-    if (c.firstBad < 0) {
-      c.firstBad = int64_t(i);
-      c.detail = name + "[" + std::to_string(i) + "]: " + why;
-    }
+  // Only the first bad element is described: building text for every one
+  // of 2^26 wrong elements would cost minutes.
+  auto markBad = [&](size_t i, double g, double w, bool gotPoison,
+                     bool refBad) {
     c.pass = false;
+    if (c.firstBad >= 0)
+      return;
+    c.firstBad = int64_t(i);
+    std::string why =
+        refBad ? "reference has " + formatValue(w) +
+                     (gotPoison ? " and the candidate left it unwritten"
+                                : "; got " + formatValue(g))
+               : "got " + formatValue(g) + ", want " + formatValue(w) +
+                     (gotPoison ? " (unwritten)" : "");
+    c.detail = name + "[" + std::to_string(i) + "]: " + why;
   };
   for (size_t i = 0; i < n; ++i) {
     double g = elementAt(got, type, i);
@@ -210,14 +219,11 @@ Comparison compareBuffers(const std::string &name, ElementType type,
     bool gotPoison = isPoison(got, type, i);
     if (std::isnan(w) || isPoison(want, type, i)) {
       // The reference wrote nothing here or produced NaN: nothing to trust.
-      markBad(i, "reference has " + formatValue(w) +
-                     (gotPoison ? " and the candidate left it unwritten"
-                                : "; got " + formatValue(g)));
+      markBad(i, g, w, gotPoison, /*refBad=*/true);
       continue;
     }
     if (std::isnan(g) || gotPoison) {
-      markBad(i, "got " + formatValue(g) + ", want " + formatValue(w) +
-                     (gotPoison ? " (unwritten)" : ""));
+      markBad(i, g, w, gotPoison, /*refBad=*/false);
       c.maxAbsError = INFINITY;
       continue;
     }
@@ -228,7 +234,7 @@ Comparison compareBuffers(const std::string &name, ElementType type,
     diff2 += err * err;
     ref2 += w * w;
     if (err > tol.atol + tol.rtol * std::fabs(w))
-      markBad(i, "got " + formatValue(g) + ", want " + formatValue(w));
+      markBad(i, g, w, false, /*refBad=*/false);
   }
   c.relL2Error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   if (!std::isfinite(c.maxAbsError))

@@ -569,6 +569,10 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
       f.relL2Error = std::isfinite(worstL2) ? worstL2 : 1e308;
     }
 
+    // A wrong kernel is not timed: its speed means nothing.
+    if (f.correctness == "fail")
+      return;
+
     // Timing: warm-up, then samples with an L2 flush before each.
     size_t flushBytes =
         std::max<size_t>(size_t(2 * profile.l2Bytes), size_t(64) << 20);
