@@ -2,6 +2,7 @@
 # lit configuration of the TIRx test suite.
 
 import os
+import sys
 import subprocess
 
 import lit.formats
@@ -11,7 +12,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "TIRx"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in",
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "lit_cuda.py",
                    "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tirx_obj_root, "test")
@@ -38,18 +39,8 @@ if os.path.exists(os.path.join(config.cuda_home, "bin", "ptxas")):
     config.available_features.add("ptxas")
 
 
-def cuda_device_answers():
-    """True only where a CUDA driver is loaded and reports at least one device."""
-    try:
-        import ctypes
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    if cuda.cuInit(0) != 0:
-        return False
-    count = ctypes.c_int(0)
-    return cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
-
+sys.path.insert(0, os.path.dirname(__file__))
+from lit_cuda import cuda_device_answers  # noqa: E402
 
 if cuda_device_answers():
     config.available_features.add("cuda-device")

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/Files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -248,14 +249,10 @@ bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
 
 bool readFeedbackFile(const std::string &path, Feedback &f,
                       std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot be read";
+  std::string text;
+  if (!readFile(path, text, error))
     return false;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!parseFeedback(buffer.str(), f, error)) {
+  if (!parseFeedback(text, f, error)) {
     error = path + ": " + error;
     return false;
   }

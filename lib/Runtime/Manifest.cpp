@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Manifest.h"
+#include "tirx/Runtime/Files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -326,15 +327,10 @@ bool parseManifest(const std::string &text, Manifest &manifest,
 
 bool readManifest(const std::string &dir, Manifest &manifest,
                   std::string &error) {
-  std::string path = dir + "/manifest.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot be read";
+  std::string text;
+  if (!readFile(dir + "/manifest.json", text, error))
     return false;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!parseManifest(buffer.str(), manifest, error)) {
+  if (!parseManifest(text, manifest, error)) {
     error = dir + "/" + error;
     return false;
   }
@@ -405,28 +401,8 @@ std::string serializeManifest(const Manifest &m) {
 
 bool writeManifest(const std::string &dir, const Manifest &manifest,
                    std::string &error) {
-  std::string path = dir + "/manifest.json";
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = tmp + ": cannot be written";
-      return false;
-    }
-    out << serializeManifest(manifest);
-    out.flush();
-    if (!out) {
-      error = tmp + ": write failed";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = path + ": rename failed";
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return writeFileAtomically(dir + "/manifest.json",
+                             serializeManifest(manifest), error);
 }
 
 void parsePtxasReport(const std::string &log, const std::string &name,

@@ -6,6 +6,7 @@
 
 #include "tirx/Runtime/Runner.h"
 #include "tirx/Runtime/Check.h"
+#include "tirx/Runtime/Files.h"
 #include "tirx/Runtime/Stats.h"
 
 #include <algorithm>
@@ -224,13 +225,6 @@ struct Event {
   }
 };
 
-std::string readFile(const std::string &path, bool &ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = bool(in);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 /// A loaded bundle: its module and functions.
 struct LoadedBundle {
@@ -240,15 +234,13 @@ struct LoadedBundle {
 
   LoadedBundle(const std::string &dir, const Manifest &m) : manifest(&m) {
     for (const Kernel &k : m.kernels) {
-      bool ok = false;
-      std::string image;
-      if (!k.cubinFile.empty())
-        image = readFile(dir + "/" + k.cubinFile, ok);
+      std::string image, error;
+      bool ok = !k.cubinFile.empty() &&
+                readFile(dir + "/" + k.cubinFile, image, error);
       if (!ok) {
-        image = readFile(dir + "/" + k.ptxFile, ok);
-        if (!ok)
-          throw CudaError{"cannot read " + dir + "/" + k.ptxFile};
-        image.push_back('\0');
+        if (!readFile(dir + "/" + k.ptxFile, image, error))
+          throw CudaError{error};
+        image.push_back('\0'); // the driver reads PTX as a C string
       }
       CUmodule module;
       CU(cuModuleLoadData(&module, image.data()));
@@ -397,10 +389,9 @@ std::string loadOrMeasureProfile(int device, const std::string &cacheDir,
     std::string cachePath =
         cacheDir.empty() ? "" : cacheDir + "/device-" + id.str() + ".json";
     if (!cachePath.empty()) {
-      bool ok = false;
-      std::string text = readFile(cachePath, ok);
-      std::string ignored;
-      if (ok && parseDeviceProfile(text, p, ignored) && p.uuid == id.str())
+      std::string text, ignored;
+      if (readFile(cachePath, text, ignored) &&
+          parseDeviceProfile(text, p, ignored) && p.uuid == id.str())
         return "";
     }
     p = DeviceProfile();
@@ -439,16 +430,11 @@ std::string loadOrMeasureProfile(int device, const std::string &cacheDir,
     p.copyBandwidthGBs = 2.0 * double(bytes) / summarize(seconds).median / 1e9;
 
     if (!cachePath.empty()) {
+      // A cache that cannot be written only costs a measurement next time.
       std::error_code ec;
       std::filesystem::create_directories(cacheDir, ec);
-      std::string tmp = cachePath + ".tmp." + std::to_string(::getpid());
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << serializeDeviceProfile(p);
-      out.close();
-      if (out)
-        std::rename(tmp.c_str(), cachePath.c_str());
-      else
-        std::remove(tmp.c_str());
+      std::string ignored;
+      writeFileAtomically(cachePath, serializeDeviceProfile(p), ignored);
     }
     return "";
   } catch (const CudaError &e) {

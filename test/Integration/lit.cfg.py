@@ -4,7 +4,6 @@
 # (build/integration-bundles); no LLVM tool. Where no CUDA device answers,
 # every test is UNSUPPORTED.
 
-import ctypes
 import os
 import sys
 
@@ -36,17 +35,8 @@ for var in ["CUDA_VISIBLE_DEVICES", "HOME", "PATH", "LD_LIBRARY_PATH"]:
         config.environment[var] = os.environ[var]
 
 
-def cuda_device_answers():
-    """True only where a CUDA driver is loaded and reports a device."""
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    if cuda.cuInit(0) != 0:
-        return False
-    count = ctypes.c_int(0)
-    return cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
-
+sys.path.insert(0, os.path.join(config.tirx_src_root, "test"))
+from lit_cuda import cuda_device_answers  # noqa: E402
 
 if cuda_device_answers():
     config.available_features.add("cuda-device")

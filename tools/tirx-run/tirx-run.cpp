@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/Files.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Runtime/Runner.h"
 
@@ -134,10 +135,9 @@ std::string tempPath() {
 }
 
 std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text, ignored;
+  readFile(path, text, ignored); // a missing result reads as empty: an error
+  return text;
 }
 
 /// Runs `work` in a child process. The child reports '1' on `busy` before it
