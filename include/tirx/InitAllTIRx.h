@@ -12,6 +12,7 @@
 
 #include "tirx/Dialect/TIRx/IR/TIRxAttrs.h"
 #include "tirx/Dialect/TIRx/IR/TIRxDialect.h"
+#include "tirx/Dialect/TIRx/IR/TIRxOps.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"

@@ -9,5 +9,6 @@
 
 include "tirx/Dialect/TIRx/IR/TIRxDialect.td"
 include "tirx/Dialect/TIRx/IR/TIRxAttrs.td"
+include "tirx/Dialect/TIRx/IR/TIRxOps.td"
 
 #endif // TIRX_DIALECT_TIRX_IR_TIRX_TD

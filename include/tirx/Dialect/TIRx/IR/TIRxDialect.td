@@ -36,6 +36,7 @@ def TIRx_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
+    void registerOperations();
   }];
 }
 
