@@ -25,6 +25,7 @@ llvm_config.with_environment("PATH", os.path.join(config.cuda_home, "bin"),
                              append_path=True)
 
 config.substitutions.append(("%tirx_src", config.tirx_src_root))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%tirx_obj", config.tirx_obj_root))
 config.substitutions.append(
     ("%tirx_plugin", os.path.join(config.tirx_lib_dir, "libTIRxPlugin.so")))
@@ -32,7 +33,8 @@ config.substitutions.append(
     ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
 tools = [ToolSubst("tirx-opt", unresolved="fatal"),
-         ToolSubst("tirx-run", unresolved="fatal")]
+         ToolSubst("tirx-run", unresolved="fatal"),
+         ToolSubst("tirx", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.tirx_tools_dir])
 
 if os.path.exists(os.path.join(config.cuda_home, "bin", "ptxas")):

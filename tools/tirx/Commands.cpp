@@ -851,15 +851,18 @@ Outcome mlir::tirx::runCommand(const Invocation &inv) {
   static const std::set<std::string> known = {
       "init", "commit", "apply", "log", "show", "diff", "checkout",
       "export", "replay", "fsck"};
-  if (!known.count(inv.command))
-    return refuse(kUsage, "usage", "unknown command '" + inv.command +
-                                       "' (tirx --help lists them)");
   if (needsWorkspace) {
     ws = Workspace::open(inv.workspace, error);
     if (!ws)
-      return refuse(kRefused, "no_workspace", error);
+      return known.count(inv.command)
+                 ? refuse(kRefused, "no_workspace", error)
+                 : refuse(kUsage, "usage", "unknown command '" + inv.command +
+                                               "' (tirx --help lists them)");
   }
-  if (inv.command == "init")
+  if (!known.count(inv.command))
+    out = refuse(kUsage, "usage", "unknown command '" + inv.command +
+                                      "' (tirx --help lists them)");
+  else if (inv.command == "init")
     out = cmdInit(inv);
   else if (inv.command == "commit")
     out = cmdCommit(*ws, inv);

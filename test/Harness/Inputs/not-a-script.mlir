@@ -1,0 +1,3 @@
+// not a transform script: no named sequence
+module {
+}
