@@ -369,9 +369,12 @@ Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
   std::vector<RequestRecord> requests;
   if (!ws.readIndex(entries, error) || !ws.readRequests(requests, error))
     return damaged(error);
-  const VersionEntry *parent = Workspace::find(entries, parentId, error);
-  if (!parent)
+  const VersionEntry *found = Workspace::find(entries, parentId, error);
+  if (!found)
     return refuse(kRefused, "unknown_version", error);
+  // A copy: `entries` is read again under the lock below.
+  const VersionEntry parentEntry = *found;
+  const VersionEntry *parent = &parentEntry;
   std::string scriptDigest = digestOf(scriptText);
   std::string signature = parent->digest + " " + scriptDigest;
   if (const RequestRecord *earlier = findRequest(requests, signature))
