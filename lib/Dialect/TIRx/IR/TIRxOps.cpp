@@ -38,8 +38,7 @@ std::string mlir::tirx::canonicalText(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
   copy->print(os, OpPrintingFlags().enableDebugInfo(false));
-  os << "\n";
-  return text;
+  return text; // ends with a newline, as a file should
 }
 
 std::string mlir::tirx::digestOf(StringRef text) {
@@ -79,6 +78,9 @@ LogicalResult SessionOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 // SnapshotOp
 //===----------------------------------------------------------------------===//
+
+// The payload inside reads as it does on its own: `module { ... }`.
+StringRef SnapshotOp::getDefaultDialect() { return "builtin"; }
 
 ModuleOp SnapshotOp::getPayload() {
   Block &block = getBody().front();

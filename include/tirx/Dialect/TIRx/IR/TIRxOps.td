@@ -14,6 +14,7 @@ include "tirx/Dialect/TIRx/IR/TIRxDialect.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
+include "mlir/IR/OpAsmInterface.td"
 
 class TIRx_Op<string mnemonic, list<Trait> traits = []>
     : Op<TIRx_Dialect, mnemonic, traits>;
@@ -50,7 +51,8 @@ def TIRx_SessionOp : TIRx_Op<"session", [
 
 def TIRx_SnapshotOp : TIRx_Op<"snapshot", [
     Symbol, NoTerminator, SingleBlock, IsolatedFromAbove, NoRegionArguments,
-    HasParent<"SessionOp">, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    HasParent<"SessionOp">, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getDefaultDialect"]>]> {
   let summary = "one immutable payload version";
   let description = [{
     A payload module with its version id (the symbol name), its parent's id
