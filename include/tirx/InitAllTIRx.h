@@ -16,6 +16,9 @@
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 namespace mlir {
 namespace tirx {
@@ -23,6 +26,16 @@ namespace tirx {
 /// Adds the TIRx dialects and extensions to `registry`.
 inline void registerAllTIRxDialects(DialectRegistry &registry) {
   registry.insert<TIRxDialect>();
+}
+
+/// Everything a TIRx tool needs to read, transform and lower a payload:
+/// every upstream dialect and extension, the GPU-to-LLVM-IR translations
+/// (without them gpu-module-to-binary fails) and TIRx.
+inline void registerTIRxToolDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
+  registerAllTIRxDialects(registry);
 }
 
 /// Registers the TIRx passes (and so the tirx-lower-to-nvvm pipeline) with

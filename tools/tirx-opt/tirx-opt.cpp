@@ -6,22 +6,13 @@
 
 #include "tirx/InitAllTIRx.h"
 
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  // Without these, gpu-module-to-binary cannot translate to LLVM IR.
-  mlir::registerAllGPUToLLVMIRTranslations(registry);
+  mlir::tirx::registerTIRxToolDialects(registry);
   mlir::registerAllPasses();
-
-  mlir::tirx::registerAllTIRxDialects(registry);
   mlir::tirx::registerAllTIRxPasses();
 
   return mlir::asMainReturnCode(

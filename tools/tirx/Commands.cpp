@@ -15,6 +15,13 @@
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
 #include "tirx/InitAllTIRx.h"
 #include "tirx/Runtime/Files.h"
+#include "tirx/Runtime/Feedback.h"
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
@@ -23,8 +30,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,9 +63,7 @@ struct ChildResult {
 DialectRegistry &registry() {
   static DialectRegistry r = [] {
     DialectRegistry reg;
-    registerAllDialects(reg);
-    registerAllExtensions(reg);
-    registerAllTIRxDialects(reg);
+    registerTIRxToolDialects(reg);
     return reg;
   }();
   return r;
@@ -809,6 +812,151 @@ Outcome cmdReplay(const Workspace *ws, const Invocation &inv) {
   return out;
 }
 
+
+/// Lowers `text` and writes its bundle into `dir`; maps it first when it is
+/// an unscheduled seed (the reference).
+ChildResult exportBundle(MLIRContext &ctx, const std::string &text,
+                         const std::string &name, const std::string &dir,
+                         const std::string &chip) {
+  OwningOpRef<ModuleOp> module = parseModule(ctx, text, name);
+  if (!module)
+    return {false, "parse_error", name + " does not parse", ""};
+  bool mapped = module->walk([](Operation *op) {
+                        return isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op)
+                                   ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+                      }).wasInterrupted();
+  PassManager pm(&ctx);
+  if (!mapped)
+    pm.addPass(createTIRxMapReference());
+  TIRxExportBundleOptions options;
+  options.dir = dir;
+  options.chip = chip;
+  options.irVersion = name;
+  pm.addPass(createTIRxExportBundle(options));
+  if (failed(pm.run(*module)))
+    return {false, "compile_error", "lowering " + name + " failed", ""};
+  return {true, "", "", ""};
+}
+
+/// tirx-run beside this program, else on PATH.
+std::string findRunner() {
+  std::string self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  SmallString<256> beside(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(beside, "tirx-run");
+  if (llvm::sys::fs::can_execute(beside))
+    return beside.str().str();
+  if (auto onPath = llvm::sys::findProgramByName("tirx-run"))
+    return *onPath;
+  return "";
+}
+
+Outcome cmdRun(const Workspace &ws, const Invocation &inv) {
+  if (inv.positional.size() != 1)
+    return refuse(kUsage, "usage", "run takes one version id");
+  std::vector<VersionEntry> entries;
+  std::string error;
+  if (!ws.readIndex(entries, error))
+    return damaged(error);
+  const VersionEntry *found = Workspace::find(entries, inv.positional[0], error);
+  if (!found)
+    return refuse(kRefused, "unknown_version", error);
+  const VersionEntry version = *found;
+  // The reference: the root of the version's chain (its seed), unless named.
+  std::string refId = inv.option("--reference");
+  if (refId.empty()) {
+    const VersionEntry *at = found;
+    while (!at->parent.empty())
+      at = Workspace::find(entries, at->parent, error);
+    refId = at->id;
+  }
+  const VersionEntry *refFound = Workspace::find(entries, refId, error);
+  if (!refFound)
+    return refuse(kRefused, "unknown_version", error);
+  const VersionEntry reference = *refFound;
+
+  std::string text, refText;
+  if (!ws.readObject(version.digest, text, error) ||
+      !ws.readObject(reference.digest, refText, error))
+    return damaged(error);
+  std::string bundle = ws.path("bundles/" + version.id);
+  std::string refBundle = ws.path("bundles/" + reference.id + "-reference");
+  std::string feedbackFile = ws.path("feedback/" + version.id + ".json");
+  llvm::sys::fs::create_directories(ws.path("feedback"));
+  std::string chip = ws.target().empty() ? "sm_90" : ws.target();
+
+  ChildResult r = isolated([&](MLIRContext &ctx) {
+    ChildResult a = exportBundle(ctx, text, version.id, bundle, chip);
+    if (!a.ok)
+      return a;
+    return exportBundle(ctx, refText, reference.id, refBundle, chip);
+  });
+  if (!r.ok) {
+    // A version that does not compile is feedback too.
+    rt::Feedback f;
+    f.irVersion = version.id;
+    f.compileStatus = "error";
+    f.error = r.message;
+    rt::writeFileAtomically(feedbackFile, rt::serializeFeedback(f), error);
+    Outcome out = refuse(kRefused, r.code, r.message);
+    out.data = json::Object{{"feedback", feedbackFile}};
+    return out;
+  }
+
+  std::string runner = findRunner();
+  if (runner.empty())
+    return refuse(kRefused, "no_runner",
+                  "tirx-run was found neither beside tirx nor on PATH");
+  std::vector<std::string> args = {runner, bundle, "--reference", refBundle,
+                                   "-o", feedbackFile, "--ir-version",
+                                   version.id};
+  for (const char *flag : {"--timeout", "--samples", "--seed", "--inputs"})
+    if (inv.has(flag)) {
+      args.push_back(flag);
+      args.push_back(inv.option(flag));
+    }
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(runner, argRefs, std::nullopt, {}, 0,
+                                         0, &message);
+  std::string feedbackText;
+  if (!rt::readFile(feedbackFile, feedbackText, error))
+    return refuse(kRefused, "runner_failed",
+                  "tirx-run exited with " + std::to_string(status) +
+                      (message.empty() ? "" : " (" + message + ")") +
+                      " and wrote no feedback");
+  rt::Feedback f;
+  rt::parseFeedback(feedbackText, f, error);
+  Outcome out;
+  out.version = version.id;
+  auto parsed = json::parse(feedbackText);
+  if (parsed && parsed->getAsObject())
+    out.data = json::Object{{"feedback", std::move(*parsed->getAsObject())}};
+  else if (!parsed)
+    llvm::consumeError(parsed.takeError());
+  out.text = version.id + ": compile " + f.compileStatus + ", launch " +
+             f.launchStatus + ", correctness " + f.correctness +
+             " (reference: " + reference.id + ")" +
+             (f.duration ? ", median " + std::to_string(f.duration->median) +
+                               " us over " +
+                               std::to_string(f.duration->count) + " samples"
+                         : "") +
+             (f.bottleneck != "unknown" ? ", bottleneck " + f.bottleneck : "") +
+             "\n  feedback: " + feedbackFile + "\n";
+  if (status == 3) {
+    out.exit = kRefused;
+    out.code = "no_device";
+    out.reason = "no CUDA device here: the bundle is compiled and ready (" +
+                 bundle + ")";
+  } else if (status != 0) {
+    out.exit = kRefused;
+    out.code = f.launchStatus != "ok" ? "launch_" + f.launchStatus
+                                      : "correctness_fail";
+    out.reason = f.error.empty() ? f.correctnessDetail : f.error;
+  }
+  return out;
+}
+
 Outcome cmdFsck(const Workspace &ws, const Invocation &) {
   std::vector<VersionEntry> entries;
   std::vector<RequestRecord> requests;
@@ -853,7 +1001,7 @@ Outcome mlir::tirx::runCommand(const Invocation &inv) {
                         !(inv.command == "replay" && inv.has("--mlir"));
   static const std::set<std::string> known = {
       "init", "commit", "apply", "log", "show", "diff", "checkout",
-      "export", "replay", "fsck"};
+      "export", "replay", "fsck", "run"};
   if (needsWorkspace) {
     ws = Workspace::open(inv.workspace, error);
     if (!ws)
@@ -883,6 +1031,8 @@ Outcome mlir::tirx::runCommand(const Invocation &inv) {
     out = cmdExport(*ws, inv);
   else if (inv.command == "replay")
     out = cmdReplay(ws ? &*ws : nullptr, inv);
+  else if (inv.command == "run")
+    out = cmdRun(*ws, inv);
   else
     out = cmdFsck(*ws, inv);
 

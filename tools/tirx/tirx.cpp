@@ -34,6 +34,10 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   export --mlir FILE             the whole history as tirx.session
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
+  run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
+                                 lower vN and its reference (default: the seed
+                                 of its chain, mapped plainly), bundle both, run
+                                 them with tirx-run, keep the feedback
 
   --workspace DIR   default: $TIRX_WORKSPACE, else ./tirx-workspace
   --json            machine-readable output
@@ -53,7 +57,8 @@ int main(int argc, char **argv) {
 
   static const std::set<std::string> valued = {
       "--workspace", "--target", "--task", "-m", "--parent", "--script",
-      "--session", "--mlir", "--actor"};
+      "--session", "--mlir", "--actor", "--reference", "--timeout",
+      "--samples", "--seed", "--inputs"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
