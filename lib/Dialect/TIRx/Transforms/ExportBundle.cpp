@@ -10,6 +10,7 @@
 
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 #include "tirx/Runtime/Manifest.h"
+#include "tirx/Analysis/Access.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,6 +42,9 @@ namespace tirx {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::tirx::AccessInfo;
+using mlir::tirx::collectAccesses;
+using mlir::tirx::locationText;
 namespace rt = ::tirx::runtime;
 
 namespace {
@@ -53,24 +57,6 @@ std::optional<rt::ElementType> elementTypeOf(Type type) {
   if (type.isInteger(32)) return rt::ElementType::i32;
   if (type.isInteger(64) || type.isIndex()) return rt::ElementType::i64;
   return std::nullopt;
-}
-
-std::string locationText(Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
-            Twine(file.getColumn()))
-        .str();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locationText(name.getChildLoc());
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations()) {
-      std::string text = locationText(inner);
-      if (!text.empty())
-        return text;
-    }
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return locationText(callSite.getCallee());
-  return "";
 }
 
 /// Follows view-like ops (subview, cast, assume_alignment, ...) to every
@@ -113,112 +99,6 @@ void collectEffects(Value root, bool &reads, bool &writes) {
           writes = true;
       }
     }
-  }
-}
-
-/// Linear coefficient of gpu.thread_id x in an index value; nothing when the
-/// dependence is not linear or not known.
-std::optional<int64_t> threadXCoefficient(Value v, unsigned depth = 0);
-
-std::optional<int64_t> exprCoefficient(AffineExpr e, ValueRange dims,
-                                       ValueRange syms, unsigned depth) {
-  switch (e.getKind()) {
-  case AffineExprKind::Constant:
-    return 0;
-  case AffineExprKind::DimId:
-    return threadXCoefficient(dims[cast<AffineDimExpr>(e).getPosition()], depth);
-  case AffineExprKind::SymbolId:
-    return threadXCoefficient(syms[cast<AffineSymbolExpr>(e).getPosition()],
-                              depth);
-  case AffineExprKind::Add: {
-    auto bin = cast<AffineBinaryOpExpr>(e);
-    auto l = exprCoefficient(bin.getLHS(), dims, syms, depth);
-    auto r = exprCoefficient(bin.getRHS(), dims, syms, depth);
-    if (l && r)
-      return *l + *r;
-    return std::nullopt;
-  }
-  case AffineExprKind::Mul: {
-    auto bin = cast<AffineBinaryOpExpr>(e);
-    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-      if (auto l = exprCoefficient(bin.getLHS(), dims, syms, depth))
-        return *l * c.getValue();
-    return std::nullopt;
-  }
-  default: {
-    // floordiv/mod: linear in thread x only if thread x does not appear.
-    auto bin = cast<AffineBinaryOpExpr>(e);
-    auto l = exprCoefficient(bin.getLHS(), dims, syms, depth);
-    if (l && *l == 0)
-      return 0;
-    return std::nullopt;
-  }
-  }
-}
-
-std::optional<int64_t> threadXCoefficient(Value v, unsigned depth) {
-  if (depth > 32)
-    return std::nullopt;
-  ++depth;
-  if (isa<BlockArgument>(v))
-    return 0; // kernel arguments and loop variables are uniform across x
-  Operation *op = v.getDefiningOp();
-  if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
-    return tid.getDimension() == gpu::Dimension::x ? 1 : 0;
-  if (isa<gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
-          arith::ConstantOp>(op))
-    return 0;
-  if (auto add = dyn_cast<arith::AddIOp>(op)) {
-    auto l = threadXCoefficient(add.getLhs(), depth);
-    auto r = threadXCoefficient(add.getRhs(), depth);
-    if (l && r)
-      return *l + *r;
-    return std::nullopt;
-  }
-  if (auto sub = dyn_cast<arith::SubIOp>(op)) {
-    auto l = threadXCoefficient(sub.getLhs(), depth);
-    auto r = threadXCoefficient(sub.getRhs(), depth);
-    if (l && r)
-      return *l - *r;
-    return std::nullopt;
-  }
-  if (auto mul = dyn_cast<arith::MulIOp>(op)) {
-    auto lc = getConstantIntValue(mul.getLhs());
-    auto rc = getConstantIntValue(mul.getRhs());
-    if (rc)
-      if (auto l = threadXCoefficient(mul.getLhs(), depth))
-        return *l * *rc;
-    if (lc)
-      if (auto r = threadXCoefficient(mul.getRhs(), depth))
-        return *r * *lc;
-    return std::nullopt;
-  }
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp>(op))
-    return threadXCoefficient(op->getOperand(0), depth);
-  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
-    AffineMap map = apply.getAffineMap();
-    ValueRange operands = apply.getMapOperands();
-    return exprCoefficient(map.getResult(0),
-                           operands.take_front(map.getNumDims()),
-                           operands.drop_front(map.getNumDims()), depth);
-  }
-  return std::nullopt;
-}
-
-/// The kernel argument a memref is a view of, or null.
-BlockArgument kernelArgumentOf(Value memref) {
-  while (true) {
-    if (auto arg = dyn_cast<BlockArgument>(memref))
-      return isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()) ? arg
-                                                                : nullptr;
-    Operation *op = memref.getDefiningOp();
-    if (auto view = dyn_cast<ViewLikeOpInterface>(op))
-      memref = view.getViewSource();
-    else if (isa<memref::AssumeAlignmentOp, memref::CastOp>(op))
-      memref = op->getOperand(0);
-    else
-      return nullptr;
   }
 }
 
@@ -424,74 +304,29 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     int64_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2] *
                       kernel.grid[0] * kernel.grid[1] * kernel.grid[2];
     kernel.flops = countFlopsPerThread(func) * uint64_t(threads);
-    func.walk([&](Operation *op) {
-      Value base;
-      ValueRange indices;
-      unsigned width = 1;
-      bool isStore = false;
-      std::optional<uint64_t> alignment;
-      if (auto load = dyn_cast<memref::LoadOp>(op)) {
-        base = load.getMemref();
-        indices = load.getIndices();
-        alignment = load.getAlignment();
-      } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-        base = store.getMemref();
-        indices = store.getIndices();
-        isStore = true;
-        alignment = store.getAlignment();
-      } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
-        base = load.getBase();
-        indices = load.getIndices();
-        width = load.getVectorType().getNumElements();
-        alignment = load.getAlignment();
-      } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
-        base = store.getBase();
-        indices = store.getIndices();
-        width = store.getVectorType().getNumElements();
-        isStore = true;
-        alignment = store.getAlignment();
-      } else {
-        return;
-      }
-      BlockArgument kernelArg = kernelArgumentOf(base);
-      if (!kernelArg || kernelArg.getArgNumber() >= kernel.args.size())
-        return; // shared or private memory
-      const rt::KernelArg &karg = kernel.args[kernelArg.getArgNumber()];
+    for (const AccessInfo &a : collectAccesses(func)) {
+      auto arg = dyn_cast<BlockArgument>(a.root);
+      if (!arg || !isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()) ||
+          arg.getArgNumber() >= kernel.args.size())
+        continue; // shared or private memory
+      const rt::KernelArg &karg = kernel.args[arg.getArgNumber()];
       if (!karg.param)
-        return;
-      auto memref = cast<MemRefType>(base.getType());
-      unsigned elementBytes =
-          std::max(1u, unsigned(memref.getElementTypeBitWidth() / 8));
+        continue;
       rt::Access access;
       access.buffer = manifest.params[*karg.param].name;
-      access.isStore = isStore;
-      access.width = width;
-      access.bytes = width * elementBytes;
-      access.alignment = alignment ? unsigned(*alignment) : elementBytes;
-      // Elements between the accesses of neighbouring threads along x.
-      SmallVector<int64_t> strides;
-      int64_t offset;
-      std::optional<int64_t> stride = 0;
-      if (succeeded(memref.getStridesAndOffset(strides, offset))) {
-        for (auto [index, s] : llvm::zip(indices, strides)) {
-          auto c = threadXCoefficient(index);
-          if (!c || ShapedType::isDynamic(s)) {
-            stride.reset();
-            break;
-          }
-          *stride += *c * s;
-        }
-      } else {
-        stride.reset();
-      }
-      access.contiguous =
-          !stride || *stride == 0 || std::abs(*stride) <= int64_t(width);
+      access.isStore = a.isStore;
+      access.width = a.width;
+      access.bytes = a.width * std::max(1u, a.elementBytes);
+      access.alignment = a.alignment;
+      // Unknown strides make no claim; broadcasts waste nothing.
+      access.contiguous = a.pattern != "strided";
       access.path = "func @" + manifest.payload + " / gpu.launch_func @" +
-                    kernel.name + " / " + op->getName().getStringRef().str() +
-                    (isStore ? " (store " : " (load ") + access.buffer + ")";
-      access.loc = locationText(op->getLoc());
+                    kernel.name + " / " +
+                    a.op->getName().getStringRef().str() +
+                    (a.isStore ? " (store " : " (load ") + access.buffer + ")";
+      access.loc = locationText(a.op->getLoc());
       kernel.accesses.push_back(access);
-    });
+    }
     manifest.kernels.push_back(kernel);
     return WalkResult::advance();
   });

@@ -1,0 +1,389 @@
+//===- Access.cpp - memory accesses and their index functions ---*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Analysis/Access.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::tirx;
+
+//===----------------------------------------------------------------------===//
+// Linear index functions
+//===----------------------------------------------------------------------===//
+
+std::string LinearIndex::str() const {
+  std::vector<std::string> parts;
+  for (auto &[term, c] : terms) {
+    if (c == 0)
+      continue;
+    parts.push_back(c == 1 ? term : std::to_string(c) + "*" + term);
+  }
+  if (constant != 0 || parts.empty())
+    parts.push_back(std::to_string(constant));
+  return llvm::join(parts, " + ");
+}
+
+static LinearIndex add(LinearIndex a, const LinearIndex &b, int64_t scale) {
+  for (auto &[term, c] : b.terms)
+    a.terms[term] += scale * c;
+  a.constant += scale * b.constant;
+  return a;
+}
+
+static LinearIndex scaled(LinearIndex a, int64_t scale) {
+  for (auto &[term, c] : a.terms)
+    c *= scale;
+  a.constant *= scale;
+  return a;
+}
+
+static std::optional<LinearIndex> linearizeImpl(Value v, unsigned depth);
+
+static std::optional<LinearIndex> linearizeExpr(AffineExpr e, ValueRange dims,
+                                                ValueRange syms,
+                                                unsigned depth) {
+  switch (e.getKind()) {
+  case AffineExprKind::Constant: {
+    LinearIndex l;
+    l.constant = cast<AffineConstantExpr>(e).getValue();
+    return l;
+  }
+  case AffineExprKind::DimId:
+    return linearizeImpl(dims[cast<AffineDimExpr>(e).getPosition()], depth);
+  case AffineExprKind::SymbolId:
+    return linearizeImpl(syms[cast<AffineSymbolExpr>(e).getPosition()], depth);
+  case AffineExprKind::Add: {
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    auto l = linearizeExpr(bin.getLHS(), dims, syms, depth);
+    auto r = linearizeExpr(bin.getRHS(), dims, syms, depth);
+    if (l && r)
+      return add(*l, *r, 1);
+    return std::nullopt;
+  }
+  case AffineExprKind::Mul: {
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      if (auto l = linearizeExpr(bin.getLHS(), dims, syms, depth))
+        return scaled(*l, c.getValue());
+    return std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+static std::string dimName(gpu::Dimension d) {
+  return d == gpu::Dimension::x ? "x" : d == gpu::Dimension::y ? "y" : "z";
+}
+
+/// A block argument of a loop or a function, named for the index text.
+static std::optional<std::string> argumentTerm(BlockArgument arg) {
+  Operation *owner = arg.getOwner()->getParentOp();
+  if (auto launch = dyn_cast<gpu::LaunchOp>(owner)) {
+    // blocks(%bx, %by, %bz) threads(%tx, %ty, %tz) grid sizes, block sizes
+    static const char *names[] = {"bid.x", "bid.y", "bid.z",
+                                  "tid.x", "tid.y", "tid.z",
+                                  "gdim.x", "gdim.y", "gdim.z",
+                                  "bdim.x", "bdim.y", "bdim.z"};
+    if (arg.getArgNumber() < 12)
+      return std::string(names[arg.getArgNumber()]);
+  }
+  if (isa<scf::ForOp, scf::ForallOp, scf::ParallelOp>(owner)) {
+    unsigned depth = 0;
+    for (Operation *p = owner->getParentOp(); p; p = p->getParentOp())
+      if (isa<scf::ForOp, scf::ForallOp, scf::ParallelOp>(p))
+        ++depth;
+    return "iv" + std::to_string(depth) +
+           (arg.getArgNumber() ? "_" + std::to_string(arg.getArgNumber()) : "");
+  }
+  if (auto func = dyn_cast<FunctionOpInterface>(owner))
+    return "arg" + std::to_string(arg.getArgNumber());
+  return std::nullopt;
+}
+
+static std::optional<LinearIndex> linearizeImpl(Value v, unsigned depth) {
+  if (depth > 48)
+    return std::nullopt;
+  ++depth;
+  LinearIndex l;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (auto term = argumentTerm(arg)) {
+      l.terms[*term] = 1;
+      return l;
+    }
+    return std::nullopt;
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto c = getConstantIntValue(v)) {
+    l.constant = *c;
+    return l;
+  }
+  if (auto tid = dyn_cast<gpu::ThreadIdOp>(op)) {
+    l.terms["tid." + dimName(tid.getDimension())] = 1;
+    return l;
+  }
+  if (auto bid = dyn_cast<gpu::BlockIdOp>(op)) {
+    l.terms["bid." + dimName(bid.getDimension())] = 1;
+    return l;
+  }
+  if (auto add = dyn_cast<arith::AddIOp>(op)) {
+    auto a = linearizeImpl(add.getLhs(), depth), b = linearizeImpl(add.getRhs(), depth);
+    if (a && b)
+      return ::add(*a, *b, 1);
+    return std::nullopt;
+  }
+  if (auto sub = dyn_cast<arith::SubIOp>(op)) {
+    auto a = linearizeImpl(sub.getLhs(), depth), b = linearizeImpl(sub.getRhs(), depth);
+    if (a && b)
+      return ::add(*a, *b, -1);
+    return std::nullopt;
+  }
+  if (auto mul = dyn_cast<arith::MulIOp>(op)) {
+    if (auto c = getConstantIntValue(mul.getRhs()))
+      if (auto a = linearizeImpl(mul.getLhs(), depth))
+        return scaled(*a, *c);
+    if (auto c = getConstantIntValue(mul.getLhs()))
+      if (auto b = linearizeImpl(mul.getRhs(), depth))
+        return scaled(*b, *c);
+    return std::nullopt;
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(op))
+    return linearizeImpl(op->getOperand(0), depth);
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+    AffineMap map = apply.getAffineMap();
+    ValueRange operands = apply.getMapOperands();
+    return linearizeExpr(map.getResult(0), operands.take_front(map.getNumDims()),
+                         operands.drop_front(map.getNumDims()), depth);
+  }
+  return std::nullopt;
+}
+
+std::optional<LinearIndex> mlir::tirx::linearize(Value index) {
+  return linearizeImpl(index, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Accesses
+//===----------------------------------------------------------------------===//
+
+Value mlir::tirx::accessRoot(Value value) {
+  for (unsigned i = 0; i < 64; ++i) {
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return value;
+    if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+      value = view.getViewSource();
+    else if (isa<memref::AssumeAlignmentOp, memref::CastOp>(op))
+      value = op->getOperand(0);
+    else
+      return value;
+  }
+  return value;
+}
+
+std::string mlir::tirx::memorySpaceName(Type type) {
+  auto memref = dyn_cast<BaseMemRefType>(type);
+  if (!memref)
+    return "other";
+  Attribute space = memref.getMemorySpace();
+  if (!space)
+    return "global";
+  if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space)) {
+    switch (gpuSpace.getValue()) {
+    case gpu::AddressSpace::Workgroup: return "workgroup";
+    case gpu::AddressSpace::Private: return "private";
+    case gpu::AddressSpace::Global: return "global";
+    }
+  }
+  if (auto n = dyn_cast<IntegerAttr>(space))
+    return n.getInt() == 3 ? "workgroup" : n.getInt() == 5 ? "private" : "global";
+  return "other";
+}
+
+std::vector<AccessInfo> mlir::tirx::collectAccesses(Operation *scope) {
+  std::vector<AccessInfo> accesses;
+  scope->walk([&](Operation *op) {
+    AccessInfo a;
+    a.op = op;
+    ValueRange indices;
+    std::optional<uint64_t> alignment;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      a.base = load.getMemref();
+      indices = load.getIndices();
+      alignment = load.getAlignment();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      a.base = store.getMemref();
+      indices = store.getIndices();
+      a.isStore = true;
+      alignment = store.getAlignment();
+    } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      a.base = load.getBase();
+      indices = load.getIndices();
+      a.width = load.getVectorType().getNumElements();
+      alignment = load.getAlignment();
+    } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+      a.base = store.getBase();
+      indices = store.getIndices();
+      a.width = store.getVectorType().getNumElements();
+      a.isStore = true;
+      alignment = store.getAlignment();
+    } else if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
+      if (!isa<MemRefType>(read.getBase().getType()))
+        return;
+      a.base = read.getBase();
+      indices = read.getIndices();
+      a.width = read.getVectorType().getShape().empty()
+                    ? 1
+                    : read.getVectorType().getShape().back();
+    } else if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
+      if (!isa<MemRefType>(write.getBase().getType()))
+        return;
+      a.base = write.getBase();
+      indices = write.getIndices();
+      a.width = write.getVectorType().getShape().empty()
+                    ? 1
+                    : write.getVectorType().getShape().back();
+      a.isStore = true;
+    } else {
+      return;
+    }
+    auto memref = dyn_cast<MemRefType>(a.base.getType());
+    if (!memref)
+      return;
+    a.root = accessRoot(a.base);
+    a.space = memorySpaceName(memref);
+    Type element = memref.getElementType();
+    a.elementBytes =
+        element.isIntOrFloat() ? std::max(1u, element.getIntOrFloatBitWidth() / 8)
+                               : 0;
+    a.alignment = alignment ? unsigned(*alignment) : a.elementBytes;
+
+    // Linear element offset = offset + sum(index_i * stride_i).
+    SmallVector<int64_t> strides;
+    int64_t staticOffset = 0;
+    if (succeeded(memref.getStridesAndOffset(strides, staticOffset))) {
+      LinearIndex total;
+      bool known = !ShapedType::isDynamic(staticOffset);
+      total.constant = known ? staticOffset : 0;
+      if (!known)
+        total.terms["offset"] = 1;
+      bool linear = true;
+      for (auto [index, stride] : llvm::zip(indices, strides)) {
+        auto l = linearize(index);
+        if (!l || ShapedType::isDynamic(stride)) {
+          linear = false;
+          break;
+        }
+        total = add(total, *l, stride);
+      }
+      if (linear) {
+        a.offset = total;
+        a.strideX = total.coefficient("tid.x");
+      }
+    }
+    if (!a.strideX)
+      a.pattern = "unknown";
+    else if (*a.strideX == 0)
+      a.pattern = "broadcast";
+    else if (std::abs(*a.strideX) <= int64_t(a.width))
+      a.pattern = "contiguous";
+    else
+      a.pattern = "strided";
+    if (a.space == "workgroup") {
+      // 32 banks of 4 bytes: threads of a warp at word stride s meet in
+      // gcd(s, 32) banks at once.
+      if (!a.strideX || a.elementBytes == 0)
+        a.bankConflictRisk = "unknown";
+      else if (*a.strideX == 0)
+        a.bankConflictRisk = "none";
+      else {
+        int64_t words = std::max<int64_t>(
+            1, std::abs(*a.strideX) * a.elementBytes / 4);
+        int64_t ways = std::gcd(words, int64_t(32));
+        a.bankConflictRisk = ways <= 1 ? "none" : ways == 2 ? "low" : "high";
+      }
+    }
+    accesses.push_back(a);
+  });
+  return accesses;
+}
+
+//===----------------------------------------------------------------------===//
+// Paths and locations
+//===----------------------------------------------------------------------===//
+
+static std::string stepName(Operation *op) {
+  std::string name = op->getName().getStringRef().str();
+  if (auto sym = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+    return (isa<FunctionOpInterface>(op) ? std::string("func") : name) + " @" +
+           sym.str();
+  if (isa<scf::ForOp, scf::ForallOp, scf::ParallelOp, gpu::LaunchOp>(op)) {
+    unsigned index = 0;
+    if (Block *block = op->getBlock())
+      for (Operation &sibling : *block) {
+        if (&sibling == op)
+          break;
+        if (sibling.getName() == op->getName())
+          ++index;
+      }
+    name += "#" + std::to_string(index);
+    if (auto forall = dyn_cast<scf::ForallOp>(op))
+      if (auto mapping = forall.getMapping()) {
+        std::vector<std::string> parts;
+        for (Attribute a : *mapping) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          a.print(os);
+          llvm::StringRef t(text);
+          t.consume_front("#gpu.");
+          auto [kind, rest] = t.split('<');
+          parts.push_back((kind + " " + rest.rtrim('>')).str());
+        }
+        name += " (" + llvm::join(parts, ", ") + ")";
+      }
+  }
+  return name;
+}
+
+std::string mlir::tirx::irPath(Operation *op) {
+  std::vector<std::string> parts;
+  for (Operation *at = op; at && !isa<ModuleOp>(at); at = at->getParentOp())
+    parts.push_back(stepName(at));
+  std::reverse(parts.begin(), parts.end());
+  return llvm::join(parts, " / ");
+}
+
+std::string mlir::tirx::locationText(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations()) {
+      std::string text = locationText(inner);
+      if (!text.empty())
+        return text;
+    }
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return locationText(callSite.getCallee());
+  return "";
+}
