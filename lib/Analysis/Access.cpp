@@ -298,7 +298,11 @@ std::vector<AccessInfo> mlir::tirx::collectAccesses(Operation *scope) {
         a.strideX = total.coefficient("tid.x");
       }
     }
-    if (!a.strideX)
+    bool onGpu = op->getParentOfType<gpu::LaunchOp>() ||
+                 op->getParentOfType<gpu::GPUFuncOp>();
+    if (!onGpu)
+      a.pattern = "host"; // not on the GPU (yet): no threads to compare
+    else if (!a.strideX)
       a.pattern = "unknown";
     else if (*a.strideX == 0)
       a.pattern = "broadcast";
@@ -306,7 +310,7 @@ std::vector<AccessInfo> mlir::tirx::collectAccesses(Operation *scope) {
       a.pattern = "contiguous";
     else
       a.pattern = "strided";
-    if (a.space == "workgroup") {
+    if (a.space == "workgroup" && onGpu) {
       // 32 banks of 4 bytes: threads of a warp at word stride s meet in
       // gcd(s, 32) banks at once.
       if (!a.strideX || a.elementBytes == 0)
@@ -334,7 +338,7 @@ static std::string stepName(Operation *op) {
   if (auto sym = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
     return (isa<FunctionOpInterface>(op) ? std::string("func") : name) + " @" +
            sym.str();
-  if (isa<scf::ForOp, scf::ForallOp, scf::ParallelOp, gpu::LaunchOp>(op)) {
+  {
     unsigned index = 0;
     if (Block *block = op->getBlock())
       for (Operation &sibling : *block) {

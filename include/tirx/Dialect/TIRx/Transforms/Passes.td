@@ -108,6 +108,42 @@ def TIRxMapReference : Pass<"tirx-map-reference", "::mlir::ModuleOp"> {
   ];
 }
 
+def TIRxView : Pass<"tirx-view", "::mlir::ModuleOp"> {
+  let summary = "Print a view of the payload as JSON";
+  let description = [{
+    Answers one question about the payload (schemas in `docs/views.md`):
+    `loop_structure`, `thread_binding`, `memory_footprint`,
+    `access_pattern`, `call_graph`, `roofline`, `summary`, or `all`. Every
+    entry carries its IR path (`func @saxpy / gpu.launch#0 / vector.load`) and
+    its location. Works before and after GPU mapping; what cannot be derived
+    (a dynamic shape, an unknown op) is `"unknown"`, never an error.
+
+    The access pattern is read from a copy with vector transfers lowered,
+    views folded and alignment proven, so that widths and alignments are
+    those the code generator will see. The payload is not changed.
+
+    ```
+    tirx-opt v2.mlir --tirx-view="what=access_pattern" -o /dev/null
+    tirx-opt v2.mlir --tirx-view="what=roofline device=~/.cache/tirx/device-<uuid>.json"
+    ```
+  }];
+  let options = [
+    Option<"what", "what", "std::string", /*default=*/"\"summary\"",
+           "The view: loop_structure, thread_binding, memory_footprint, "
+           "access_pattern, call_graph, roofline, summary or all">,
+    Option<"device", "device", "std::string", /*default=*/"\"\"",
+           "A device profile written by tirx-run (measured figures); "
+           "default: the chip's datasheet figures">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Chip whose datasheet figures apply without a profile">,
+    Option<"bundle", "bundle", "std::string", /*default=*/"\"\"",
+           "A bundle of this payload: adds ptxas's registers, shared memory "
+           "and spills to memory_footprint">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to write the JSON (- for stdout)">
+  ];
+}
+
 def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
   let summary = "Write a kernel bundle (manifest, PTX, cubin) for tirx-run";
   let description = [{
