@@ -56,13 +56,19 @@
 // ROOF: "flops": 134217728,
 // ROOF: "memory_floor_us": 167.77
 
-// LOOPS: "kind": "gpu.launch",
 // LOOPS: "extent": 65536,
-// LOOPS: "mapping": "block x",
-// LOOPS: "name": "bid.x",
+// LOOPS-NEXT: "iterator": "parallel",
+// LOOPS-NEXT: "lower": 0,
+// LOOPS-NEXT: "mapping": "block x",
+// LOOPS-NEXT: "name": "bid.x",
 // LOOPS: "extent": 256,
-// LOOPS: "mapping": "thread x",
-// LOOPS: "name": "tid.x",
+// LOOPS-NEXT: "iterator": "parallel",
+// LOOPS-NEXT: "lower": 0,
+// LOOPS-NEXT: "mapping": "thread x",
+// LOOPS-NEXT: "name": "tid.x",
+// LOOPS: "kind": "gpu.launch",
+// LOOPS-NEXT: "loc": {{.*}}
+// LOOPS-NEXT: "path": "func @saxpy / gpu.launch#0"
 
 // Before mapping: the linalg op's iterators.
 // SEED: "extent": 67108864,
