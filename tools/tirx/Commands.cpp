@@ -957,6 +957,68 @@ Outcome cmdRun(const Workspace &ws, const Invocation &inv) {
   return out;
 }
 
+Outcome cmdView(const Workspace &ws, const Invocation &inv) {
+  if (inv.positional.size() != 1)
+    return refuse(kUsage, "usage", "view takes one version id and --what VIEW");
+  std::string what = inv.option("--what", "summary");
+  std::vector<VersionEntry> entries;
+  std::string error, text;
+  if (!ws.readIndex(entries, error))
+    return damaged(error);
+  const VersionEntry *e = Workspace::find(entries, inv.positional[0], error);
+  if (!e)
+    return refuse(kRefused, "unknown_version", error);
+  if (!ws.readObject(e->digest, text, error))
+    return damaged(error);
+  std::string id = e->id;
+  std::string bundle = ws.path("bundles/" + id);
+  bool compiled = llvm::sys::fs::exists(bundle + "/manifest.json");
+  std::string chip = ws.target().empty() ? "sm_90" : ws.target();
+  std::string device = inv.option("--device");
+  ChildResult r = isolated([&](MLIRContext &ctx) -> ChildResult {
+    OwningOpRef<ModuleOp> module = parseModule(ctx, text, id);
+    if (!module)
+      return {false, "parse_error", id + " does not parse", ""};
+    char path[] = "/tmp/tirx-view-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+      return {false, "internal", "cannot create a temporary file", ""};
+    ::close(fd);
+    TIRxViewOptions options;
+    options.what = what;
+    options.chip = chip;
+    options.device = device;
+    options.bundle = compiled ? bundle : "";
+    options.output = path;
+    PassManager pm(&ctx);
+    pm.addPass(createTIRxView(options));
+    LogicalResult ok = pm.run(*module);
+    std::string json, ignored;
+    rt::readFile(path, json, ignored);
+    std::remove(path);
+    if (failed(ok))
+      return {false, "view_failed", "the view could not be built", ""};
+    return {true, "", "", json};
+  });
+  if (!r.ok)
+    return refuse(kRefused, r.code, r.message);
+  auto parsed = json::parse(r.text);
+  if (!parsed || !parsed->getAsObject()) {
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    return refuse(kRefused, "internal", "the view is not JSON");
+  }
+  Outcome out;
+  out.version = id;
+  const json::Object &view = *parsed->getAsObject();
+  if (what == "summary")
+    out.text = view.getString("text").value_or("").str();
+  else
+    out.text = r.text;
+  out.data = json::Object{{"version", id}, {"view", json::Object(view)}};
+  return out;
+}
+
 Outcome cmdFsck(const Workspace &ws, const Invocation &) {
   std::vector<VersionEntry> entries;
   std::vector<RequestRecord> requests;
@@ -1001,7 +1063,7 @@ Outcome mlir::tirx::runCommand(const Invocation &inv) {
                         !(inv.command == "replay" && inv.has("--mlir"));
   static const std::set<std::string> known = {
       "init", "commit", "apply", "log", "show", "diff", "checkout",
-      "export", "replay", "fsck", "run"};
+      "export", "replay", "fsck", "run", "view"};
   if (needsWorkspace) {
     ws = Workspace::open(inv.workspace, error);
     if (!ws)
@@ -1033,6 +1095,8 @@ Outcome mlir::tirx::runCommand(const Invocation &inv) {
     out = cmdReplay(ws ? &*ws : nullptr, inv);
   else if (inv.command == "run")
     out = cmdRun(*ws, inv);
+  else if (inv.command == "view")
+    out = cmdView(*ws, inv);
   else
     out = cmdFsck(*ws, inv);
 

@@ -29,6 +29,9 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   log                            the version tree
   show vN                        the payload text of vN (digest verified)
   diff vA vB                     unified diff and structural summary
+  view vN [--what VIEW] [--device PROFILE.json]
+                                 loop_structure, thread_binding, memory_footprint,
+                                 access_pattern, call_graph, roofline, summary, all
   checkout vN                    set the head an agent continues from
   export --session FILE          session.json: task, versions, steps
   export --mlir FILE             the whole history as tirx.session
@@ -58,7 +61,7 @@ int main(int argc, char **argv) {
   static const std::set<std::string> valued = {
       "--workspace", "--target", "--task", "-m", "--parent", "--script",
       "--session", "--mlir", "--actor", "--reference", "--timeout",
-      "--samples", "--seed", "--inputs"};
+      "--samples", "--seed", "--inputs", "--what", "--device"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
