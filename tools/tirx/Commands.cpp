@@ -294,6 +294,24 @@ Outcome repeated(const RequestRecord &r,
 // Commands
 //===----------------------------------------------------------------------===//
 
+/// Reads version `id` (index checked, object digest verified). On failure
+/// the returned outcome says why (unknown id, damage); else exit is kOk.
+Outcome loadVersion(const Workspace &ws, const std::string &id,
+                    VersionEntry &entry, std::string &text) {
+  std::vector<VersionEntry> entries;
+  std::string error;
+  if (!ws.readIndex(entries, error))
+    return damaged(error);
+  const VersionEntry *e = Workspace::find(entries, id, error);
+  if (!e)
+    return refuse(kRefused, "unknown_version", error);
+  entry = *e;
+  if (!ws.readObject(e->digest, text, error))
+    return damaged(error);
+  return Outcome();
+}
+
+
 Outcome cmdInit(const Invocation &inv) {
   if (inv.positional.size() != 1)
     return refuse(kUsage, "usage", "init takes one payload file");
@@ -469,37 +487,27 @@ Outcome cmdLog(const Workspace &ws, const Invocation &) {
 Outcome cmdShow(const Workspace &ws, const Invocation &inv) {
   if (inv.positional.size() != 1)
     return refuse(kUsage, "usage", "show takes one version id");
-  std::vector<VersionEntry> entries;
-  std::string error, text;
-  if (!ws.readIndex(entries, error))
-    return damaged(error);
-  const VersionEntry *e = Workspace::find(entries, inv.positional[0], error);
-  if (!e)
-    return refuse(kRefused, "unknown_version", error);
-  if (!ws.readObject(e->digest, text, error))
-    return damaged(error);
-  Outcome out;
+  VersionEntry e;
+  std::string text;
+  Outcome out = loadVersion(ws, inv.positional[0], e, text);
+  if (out.exit != kOk)
+    return out;
   out.text = text;
-  out.data = json::Object{{"version", entryJSON(*e, ws.head())}, {"ir", text}};
+  out.data = json::Object{{"version", entryJSON(e, ws.head())}, {"ir", text}};
   return out;
 }
 
 Outcome cmdDiff(const Workspace &ws, const Invocation &inv) {
   if (inv.positional.size() != 2)
     return refuse(kUsage, "usage", "diff takes two version ids");
-  std::vector<VersionEntry> entries;
-  std::string error, a, b;
-  if (!ws.readIndex(entries, error))
-    return damaged(error);
-  const VersionEntry *ea = Workspace::find(entries, inv.positional[0], error);
-  if (!ea)
-    return refuse(kRefused, "unknown_version", error);
-  const VersionEntry *eb = Workspace::find(entries, inv.positional[1], error);
-  if (!eb)
-    return refuse(kRefused, "unknown_version", error);
-  if (!ws.readObject(ea->digest, a, error) ||
-      !ws.readObject(eb->digest, b, error))
-    return damaged(error);
+  VersionEntry va, vb;
+  std::string a, b;
+  Outcome loaded = loadVersion(ws, inv.positional[0], va, a);
+  if (loaded.exit == kOk)
+    loaded = loadVersion(ws, inv.positional[1], vb, b);
+  if (loaded.exit != kOk)
+    return loaded;
+  const VersionEntry *ea = &va, *eb = &vb;
   std::vector<std::string> summary;
   {
     MLIRContext ctx(registry(), MLIRContext::Threading::DISABLED);
@@ -961,16 +969,12 @@ Outcome cmdView(const Workspace &ws, const Invocation &inv) {
   if (inv.positional.size() != 1)
     return refuse(kUsage, "usage", "view takes one version id and --what VIEW");
   std::string what = inv.option("--what", "summary");
-  std::vector<VersionEntry> entries;
-  std::string error, text;
-  if (!ws.readIndex(entries, error))
-    return damaged(error);
-  const VersionEntry *e = Workspace::find(entries, inv.positional[0], error);
-  if (!e)
-    return refuse(kRefused, "unknown_version", error);
-  if (!ws.readObject(e->digest, text, error))
-    return damaged(error);
-  std::string id = e->id;
+  VersionEntry e;
+  std::string text;
+  Outcome loaded = loadVersion(ws, inv.positional[0], e, text);
+  if (loaded.exit != kOk)
+    return loaded;
+  std::string id = e.id;
   std::string bundle = ws.path("bundles/" + id);
   bool compiled = llvm::sys::fs::exists(bundle + "/manifest.json");
   std::string chip = ws.target().empty() ? "sm_90" : ws.target();
