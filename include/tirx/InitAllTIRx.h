@@ -13,6 +13,7 @@
 #include "tirx/Dialect/TIRx/IR/TIRxAttrs.h"
 #include "tirx/Dialect/TIRx/IR/TIRxDialect.h"
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
+#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -26,6 +27,7 @@ namespace tirx {
 /// Adds the TIRx dialects and extensions to `registry`.
 inline void registerAllTIRxDialects(DialectRegistry &registry) {
   registry.insert<TIRxDialect>();
+  registerTransformDialectExtension(registry);
 }
 
 /// Everything a TIRx tool needs to read, transform and lower a payload:

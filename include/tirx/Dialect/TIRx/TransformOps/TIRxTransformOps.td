@@ -1,0 +1,237 @@
+//===- TIRxTransformOps.td - legal transforms ---------------*- tablegen -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The transforms an agent may request. Each checks its parameters (the
+// verifier) and its preconditions on the payload (before anything changes);
+// a refusal is a silenceable error "<code>: <message>" with a note naming
+// the payload op and a "hint: ..." note. Each op also carries its action
+// schema (`tirx schema` prints them): one definition per transform.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_TRANSFORMOPS_TD
+#define TIRX_TRANSFORMOPS_TD
+
+include "mlir/Dialect/Transform/IR/TransformDialect.td"
+include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.td"
+include "mlir/Dialect/Transform/IR/TransformTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+/// A TIRx transform: applies to each payload op of its target handle.
+/// `actionSchema` is the JSON Schema of the action's params and its
+/// preconditions in words; `actionTarget` the payload op it matches by
+/// default when an action names none.
+class TIRx_TransformOp<string mnemonic, string actionTarget,
+                       string actionSchema, list<Trait> traits = []>
+    : Op<Transform_Dialect, "tirx." # mnemonic,
+         !listconcat([TransformOpInterface, TransformEachOpTrait,
+                      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+                      ReportTrackingListenerFailuresOpTrait], traits)> {
+  let cppNamespace = "::mlir::tirx";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+    /// The action's name (the mnemonic after "tirx.").
+    static ::llvm::StringRef getActionName() { return "}] # mnemonic # [{"; }
+    /// The payload op an action matches when it names no target.
+    static ::llvm::StringRef getActionTarget() { return "}] # actionTarget # [{"; }
+    /// {"params": <JSON Schema>, "preconditions": [...]}
+    static ::llvm::StringRef getActionSchema() {
+      return R"tirx(}] # actionSchema # [{)tirx";
+    }
+  }];
+}
+
+def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [{
+  {"params": {"type": "object", "required": ["tile_sizes"], "additionalProperties": false,
+    "properties": {"tile_sizes": {"type": "array", "minItems": 1, "maxItems": 3,
+      "items": {"type": "integer", "minimum": 0},
+      "description": "elements per block along each parallel loop, outermost first; 0 leaves a loop untiled"}}},
+   "preconditions": ["the target is a linalg op not yet mapped to blocks",
+                     "tiled loops are parallel and at most 3",
+                     "each tile size divides its loop's static extent"]}
+}]> {
+  let summary = "Tile a linalg op into a forall mapped to GPU blocks";
+  let description = [{
+    Tiles the target's loops by `tile_sizes` into one `scf.forall` mapped to
+    `#gpu.block<x/y/z>` (the innermost tiled loop to `x`).
+
+    ```mlir
+    %tiled, %blocks = transform.tirx.tile_to_blocks %generic tile_sizes [1024]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    ```
+
+    #### Return modes
+
+    Consumes the target handle; produces handles to the tiled op and the
+    forall. Refuses (silenceable) with `not_applicable` (not a linalg op),
+    `bad_order` (already inside a block mapping), `invalid_parameter`,
+    `not_parallel` (a reduction loop) or `not_divisible` (a tile size that
+    does not divide its loop's extent; the hint lists sizes that do).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DenseI64ArrayAttr:$tile_sizes);
+  let results = (outs TransformHandleTypeInterface:$tiled,
+                      TransformHandleTypeInterface:$forall);
+  let assemblyFormat = [{
+    $target `tile_sizes` $tile_sizes attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic", [{
+  {"params": {"type": "object", "required": ["elements_per_thread"], "additionalProperties": false,
+    "properties": {"elements_per_thread": {"type": "array", "minItems": 1, "maxItems": 3,
+      "items": {"type": "integer", "minimum": 0},
+      "description": "elements each thread computes along each loop of the block's tile"},
+     "max_threads": {"type": "integer", "minimum": 32, "maximum": 1024, "default": 1024}}},
+   "preconditions": ["the target is inside a forall mapped to blocks (tile_to_blocks first)",
+                     "each count divides its loop's extent in the block's tile",
+                     "threads per block = tile / elements is a multiple of 32 and at most max_threads"]}
+}]> {
+  let summary = "Tile a block's linalg op into a forall mapped to GPU threads";
+  let description = [{
+    Inside a block forall, tiles the target so that each thread computes
+    `elements_per_thread` elements per loop: threads per block =
+    tile extent / elements, mapped to `#gpu.thread<x/y/z>`.
+
+    ```mlir
+    %tiled, %threads = transform.tirx.tile_to_threads %tile elements_per_thread [4]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the tiled op and the thread forall.
+    Refuses with `bad_order` (not inside a block mapping),
+    `invalid_parameter`, `not_divisible`, or `bad_block_size` (threads per
+    block not a multiple of 32, or above `max_threads`, 1024 by default).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DenseI64ArrayAttr:$elements_per_thread,
+                       DefaultValuedAttr<I64Attr, "1024">:$max_threads);
+  let results = (outs TransformHandleTypeInterface:$tiled,
+                      TransformHandleTypeInterface:$forall);
+  let assemblyFormat = [{
+    $target `elements_per_thread` $elements_per_thread attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TIRx_VectorizeOp : TIRx_TransformOp<"vectorize", "linalg.generic", [{
+  {"params": {"type": "object", "required": ["width"], "additionalProperties": false,
+    "properties": {"width": {"enum": [1, 2, 4, 8, 16],
+      "description": "elements per vector access"}}},
+   "preconditions": ["the target is inside a forall mapped to threads (tile_to_threads first)",
+                     "its loops are all parallel",
+                     "the innermost loop is the contiguous axis of every operand",
+                     "width x element size is at most 16 bytes",
+                     "width divides the per-thread extent of the innermost loop"]}
+}]> {
+  let summary = "Vectorize a thread's linalg op, with proven alignment";
+  let description = [{
+    Turns the per-thread op into `width`-wide vector code: the innermost loop
+    is tiled by `width` when longer, vectorized, the transfers lowered to
+    `vector.load/store` and, where the base's alignment and the index prove
+    it, `alignment` set (16 bytes for 4 x f32, so that the loads become
+    `ld.global.v4.b32`).
+
+    ```mlir
+    transform.tirx.vectorize %tile width = 4 : !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target handle. Refuses with `bad_order` (not inside a thread
+    mapping), `not_applicable` (not a linalg op, or a reduction),
+    `not_contiguous` (the innermost loop is not the contiguous axis of an
+    operand, named), `too_wide` (more than 16 bytes) or `not_divisible` (the
+    hint lists widths that divide the per-thread extent).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target, I64Attr:$width);
+  let results = (outs);
+  let assemblyFormat = "$target `width` `=` $width attr-dict `:` type($target)";
+  let hasVerifier = 1;
+}
+
+def TIRx_UnrollOp : TIRx_TransformOp<"unroll", "scf.for", [{
+  {"params": {"type": "object", "required": ["factor"], "additionalProperties": false,
+    "properties": {"factor": {"type": "integer", "minimum": 2, "maximum": 64}}},
+   "preconditions": ["the target is an scf.for with a static trip count",
+                     "factor divides the trip count (no tail is left)"]}
+}]> {
+  let summary = "Unroll an scf.for by a factor that divides its trip count";
+  let description = [{
+    ```mlir
+    transform.tirx.unroll %loop factor = 4 : !transform.any_op
+    ```
+
+    #### Return modes
+
+    Only reads the handle. Refuses with `not_applicable` (not an scf.for),
+    `unknown_trip_count` or `not_divisible` (a tail would be left; the hint
+    lists factors that divide the trip count).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target, I64Attr:$factor);
+  let results = (outs);
+  let assemblyFormat = "$target `factor` `=` $factor attr-dict `:` type($target)";
+  let hasVerifier = 1;
+}
+
+def TIRx_InterchangeOp : TIRx_TransformOp<"interchange", "linalg.generic", [{
+  {"params": {"type": "object", "required": ["permutation"], "additionalProperties": false,
+    "properties": {"permutation": {"type": "array", "items": {"type": "integer", "minimum": 0},
+      "description": "new loop order: permutation[i] is the old loop placed at position i"}}},
+   "preconditions": ["the target is a linalg.generic",
+                     "permutation is a permutation of its loops"]}
+}]> {
+  let summary = "Interchange the loops of a linalg.generic";
+  let description = [{
+    ```mlir
+    %new = transform.tirx.interchange %generic permutation [1, 0]
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the interchanged op. Refuses with
+    `not_applicable` or `bad_permutation`.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DenseI64ArrayAttr:$permutation);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = [{
+    $target `permutation` $permutation attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TIRx_RemoveBarrierOp : TIRx_TransformOp<"remove_barrier", "gpu.barrier", [{
+  {"params": {"type": "object", "additionalProperties": false, "properties": {}},
+   "preconditions": ["the target is a gpu.barrier",
+                     "its kernel uses no shared (workgroup) memory, so no thread reads what another wrote"]}
+}]> {
+  let summary = "Remove a barrier that is provably not needed";
+  let description = [{
+    A barrier orders threads' accesses to shared memory; in a kernel that
+    has none, it only costs time.
+
+    ```mlir
+    transform.tirx.remove_barrier %barrier : !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the handle. Refuses with `not_applicable` (not a gpu.barrier)
+    or `barrier_needed` (the kernel uses shared memory, named).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
+#endif // TIRX_TRANSFORMOPS_TD

@@ -1,0 +1,594 @@
+//===- TIRxTransformOps.cpp - legal transforms ------------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// Every op checks, then rewrites. Preconditions are checked on the payload
+// before anything changes, so a refusal leaves the payload as it was.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
+#include "tirx/Analysis/Access.h"
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::transform;
+
+#define GET_OP_CLASSES
+#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.cpp.inc"
+
+namespace {
+class TIRxTransformExtension
+    : public TransformDialectExtension<TIRxTransformExtension> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TIRxTransformExtension)
+  using Base::Base;
+  void init() {
+    declareGeneratedDialect<scf::SCFDialect>();
+    declareGeneratedDialect<gpu::GPUDialect>();
+    declareGeneratedDialect<vector::VectorDialect>();
+    declareGeneratedDialect<affine::AffineDialect>();
+    declareGeneratedDialect<arith::ArithDialect>();
+    declareGeneratedDialect<memref::MemRefDialect>();
+    registerTransformOps<
+#define GET_OP_LIST
+#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.cpp.inc"
+        >();
+  }
+};
+
+template <typename... OpTs> std::vector<tirx::ActionInfo> infosOf() {
+  return {tirx::ActionInfo{OpTs::getActionName().str(),
+                           OpTs::getActionTarget().str(),
+                           OpTs::getActionSchema().str()}...};
+}
+
+/// A refusal: "<code>: <message>", a note on the payload op, a hint.
+DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
+                                   StringRef code, const Twine &message,
+                                   const Twine &hint = "") {
+  DiagnosedSilenceableFailure diag = op.emitSilenceableError()
+                                     << code << ": " << message;
+  diag.attachNote(target->getLoc()) << "payload op: " << tirx::irPath(target);
+  if (!hint.isTriviallyEmpty())
+    diag.attachNote(op->getLoc()) << "hint: " << hint;
+  return diag;
+}
+
+/// Sizes near `bad` that divide `extent`, for a hint: "try 2 or 4".
+std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
+                         bool powersOfTwo) {
+  std::vector<std::string> options;
+  // A vector width of 1 is no vector: start at 2 for widths.
+  for (int64_t d = powersOfTwo ? 2 : 1; d <= std::min(extent, limit); ++d) {
+    if (extent % d != 0 || (powersOfTwo && (d & (d - 1))))
+      continue;
+    if (d * 8 < bad || d > bad * 8)
+      continue;
+    options.push_back(std::to_string(d));
+  }
+  if (options.empty())
+    return "";
+  std::string last = options.back();
+  options.pop_back();
+  return "try " + (options.empty() ? last : llvm::join(options, ", ") + " or " + last);
+}
+
+/// The mapping of an enclosing forall ("block", "thread") or "".
+bool insideMapping(Operation *op, StringRef kind) {
+  for (auto forall = op->getParentOfType<scf::ForallOp>(); forall;
+       forall = forall->getParentOfType<scf::ForallOp>())
+    if (auto mapping = forall.getMapping())
+      for (Attribute a : *mapping)
+        if ((kind == "block" && isa<gpu::GPUBlockMappingAttr>(a)) ||
+            (kind == "thread" && isa<gpu::GPUThreadMappingAttr>(a)))
+          return true;
+  if (kind == "block" && op->getParentOfType<gpu::LaunchOp>())
+    return true;
+  return false;
+}
+
+/// GPU mapping attributes for `count` tiled loops: innermost -> x.
+SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned count,
+                                  bool threads) {
+  SmallVector<Attribute> mapping;
+  gpu::MappingId ids[] = {gpu::MappingId::DimZ, gpu::MappingId::DimY,
+                          gpu::MappingId::DimX};
+  for (unsigned i = 0; i < count; ++i) {
+    gpu::MappingId id = ids[3 - count + i];
+    if (threads)
+      mapping.push_back(gpu::GPUThreadMappingAttr::get(ctx, id));
+    else
+      mapping.push_back(gpu::GPUBlockMappingAttr::get(ctx, id));
+  }
+  return mapping;
+}
+
+/// Tiles `target` into a forall with `sizes` (0: untiled) mapped to blocks
+/// or threads; returns the tiled op and the forall.
+FailureOr<std::pair<Operation *, Operation *>>
+tileToForall(RewriterBase &rewriter, TilingInterface target,
+             ArrayRef<int64_t> sizes, bool threads) {
+  unsigned tiled = llvm::count_if(sizes, [](int64_t s) { return s != 0; });
+  scf::SCFTilingOptions options;
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setMapping(mappingFor(rewriter.getContext(), tiled, threads));
+  rewriter.setInsertionPoint(target);
+  FailureOr<scf::SCFTilingResult> result =
+      scf::tileUsingSCF(rewriter, target, options);
+  if (failed(result) || result->loops.empty())
+    return failure();
+  if (target->getNumResults())
+    rewriter.replaceOp(target, result->replacements);
+  else
+    rewriter.eraseOp(target);
+  // Zero-based, unit-step loops: what the GPU mapping expects.
+  auto forall = cast<scf::ForallOp>(result->loops.front().getOperation());
+  FailureOr<scf::ForallOp> normalized = mlir::normalizeForallOp(rewriter, forall);
+  if (failed(normalized))
+    return failure();
+  return std::make_pair(result->tiledOps.front(), normalized->getOperation());
+}
+
+/// Shared checks of the tiling ops: a linalg op, parallel tiled loops,
+/// sizes dividing static extents.
+DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
+                                        Operation *target,
+                                        ArrayRef<int64_t> sizes,
+                                        StringRef what) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+  if (!linalgOp)
+    return reject(op, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not a linalg op");
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  auto iterators = linalgOp.getIteratorTypesArray();
+  if (sizes.size() > ranges.size())
+    return reject(op, target, "invalid_parameter",
+                  Twine(sizes.size()) + " " + what + " for an op with " +
+                      Twine(ranges.size()) + " loops");
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    if (size == 0)
+      continue;
+    if (iterators[i] != utils::IteratorType::parallel)
+      return reject(op, target, "not_parallel",
+                    "loop " + Twine(i) + " is a reduction; only parallel "
+                    "loops map to blocks and threads",
+                    "tile the reduction with tile_reduction instead");
+    if (!ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
+      return reject(op, target, "not_divisible",
+                    Twine(what) + " " + Twine(size) +
+                        " does not divide the extent " + Twine(ranges[i]) +
+                        " of loop " + Twine(i),
+                    divisorsHint(ranges[i], size, 1 << 30, false));
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+} // namespace
+
+void mlir::tirx::registerTransformDialectExtension(DialectRegistry &registry) {
+  registry.addExtensions<TIRxTransformExtension>();
+}
+
+std::vector<mlir::tirx::ActionInfo> mlir::tirx::actionInfos() {
+  return infosOf<
+#define GET_OP_LIST
+#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// tile_to_blocks
+//===----------------------------------------------------------------------===//
+
+LogicalResult tirx::TileToBlocksOp::verify() {
+  if (getTileSizes().empty() || getTileSizes().size() > 3)
+    return emitOpError() << "invalid_parameter: give 1 to 3 tile sizes";
+  if (llvm::any_of(getTileSizes(), [](int64_t s) { return s < 0; }) ||
+      llvm::all_of(getTileSizes(), [](int64_t s) { return s == 0; }))
+    return emitOpError() << "invalid_parameter: tile sizes must be "
+                            "non-negative with at least one positive";
+  return success();
+}
+
+void tirx::TileToBlocksOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  producesHandle(getOperation()->getOpResults(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
+    TransformRewriter &rewriter, Operation *target,
+    ApplyToEachResultList &results, TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  if (insideMapping(target, "block"))
+    return reject(self, target, "bad_order",
+                  "the target is already inside a block mapping");
+  DiagnosedSilenceableFailure check =
+      checkTiling(self, target, getTileSizes(), "tile size");
+  if (!check.succeeded())
+    return check;
+  auto tiled = tileToForall(rewriter, cast<TilingInterface>(target),
+                            getTileSizes(), /*threads=*/false);
+  if (failed(tiled))
+    return reject(self, target, "not_applicable", "tiling failed");
+  results.push_back(tiled->first);
+  results.push_back(tiled->second);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// tile_to_threads
+//===----------------------------------------------------------------------===//
+
+LogicalResult tirx::TileToThreadsOp::verify() {
+  if (getElementsPerThread().empty() || getElementsPerThread().size() > 3)
+    return emitOpError() << "invalid_parameter: give 1 to 3 counts";
+  if (llvm::any_of(getElementsPerThread(), [](int64_t s) { return s < 0; }) ||
+      llvm::all_of(getElementsPerThread(), [](int64_t s) { return s == 0; }))
+    return emitOpError() << "invalid_parameter: elements per thread must be "
+                            "non-negative with at least one positive";
+  if (getMaxThreads() < 32 || getMaxThreads() > 1024)
+    return emitOpError() << "invalid_parameter: max_threads must lie in "
+                            "[32, 1024], got "
+                         << getMaxThreads();
+  return success();
+}
+
+void tirx::TileToThreadsOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  producesHandle(getOperation()->getOpResults(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
+    TransformRewriter &rewriter, Operation *target,
+    ApplyToEachResultList &results, TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  if (!insideMapping(target, "block"))
+    return reject(self, target, "bad_order",
+                  "the target is not inside a forall mapped to blocks",
+                  "apply tile_to_blocks first");
+  if (insideMapping(target, "thread"))
+    return reject(self, target, "bad_order",
+                  "the target is already mapped to threads");
+  ArrayRef<int64_t> elements = getElementsPerThread();
+  DiagnosedSilenceableFailure check =
+      checkTiling(self, target, elements, "elements per thread");
+  if (!check.succeeded())
+    return check;
+  SmallVector<int64_t> ranges =
+      cast<linalg::LinalgOp>(target).getStaticLoopRanges();
+  int64_t threads = 1;
+  for (auto [i, e] : llvm::enumerate(elements)) {
+    if (e == 0)
+      continue;
+    if (ShapedType::isDynamic(ranges[i]))
+      return reject(self, target, "not_applicable",
+                    "loop " + Twine(i) + " has no static extent in the block");
+    threads *= ranges[i] / e;
+  }
+  int64_t maxThreads = getMaxThreads();
+  if (threads % 32 != 0 || threads > maxThreads) {
+    int64_t tile = 1;
+    for (auto [i, e] : llvm::enumerate(elements))
+      if (e)
+        tile *= ranges[i];
+    std::vector<std::string> options;
+    for (int64_t e = 1; e <= tile; e *= 2)
+      if (tile % e == 0 && (tile / e) % 32 == 0 && tile / e <= maxThreads)
+        options.push_back(std::to_string(e));
+    return reject(self, target, "bad_block_size",
+                  Twine(threads) + " threads per block: a block needs a "
+                  "multiple of 32 threads and at most " +
+                      Twine(maxThreads),
+                  options.empty()
+                      ? "change the block's tile size"
+                      : "elements per thread giving a legal block: " +
+                            llvm::join(options, ", "));
+  }
+  auto tiled = tileToForall(rewriter, cast<TilingInterface>(target), elements,
+                            /*threads=*/true);
+  if (failed(tiled))
+    return reject(self, target, "not_applicable", "tiling failed");
+  results.push_back(tiled->first);
+  results.push_back(tiled->second);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// vectorize
+//===----------------------------------------------------------------------===//
+
+LogicalResult tirx::VectorizeOp::verify() {
+  int64_t w = getWidth();
+  if (w < 1 || w > 16 || (w & (w - 1)))
+    return emitOpError() << "invalid_parameter: width must be 1, 2, 4, 8 or "
+                            "16, got "
+                         << w;
+  return success();
+}
+
+void tirx::VectorizeOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure
+tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
+                              ApplyToEachResultList &results,
+                              TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+  if (!linalgOp)
+    return reject(self, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not a linalg op");
+  if (!insideMapping(target, "thread"))
+    return reject(self, target, "bad_order",
+                  "vectorize only after thread mapping: the target is not "
+                  "inside a forall mapped to threads",
+                  "apply tile_to_threads first");
+  if (linalgOp.getNumReductionLoops() != 0)
+    return reject(self, target, "not_applicable",
+                  "the op has reduction loops");
+  unsigned loops = linalgOp.getNumLoops();
+  if (loops == 0)
+    return reject(self, target, "not_applicable", "the op has no loops");
+  unsigned inner = loops - 1;
+  int64_t width = getWidth();
+  // The innermost loop must be the contiguous axis of every operand.
+  unsigned maxElementBytes = 1;
+  for (OpOperand &operand : linalgOp->getOpOperands()) {
+    auto memref = dyn_cast<MemRefType>(operand.get().getType());
+    if (!memref)
+      continue; // scalars are broadcast
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    std::string name = "operand #" + std::to_string(operand.getOperandNumber());
+    if (map.getNumResults() == 0 ||
+        map.getResults().back() != getAffineDimExpr(inner, getContext()))
+      return reject(self, target, "not_contiguous",
+                    "the innermost loop is not the last index of " + name,
+                    "interchange the loops so that the contiguous axis is "
+                    "innermost");
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(memref.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return reject(self, target, "not_contiguous",
+                    name + " is not contiguous in its last dimension");
+    if (memref.getElementType().isIntOrFloat())
+      maxElementBytes = std::max(
+          maxElementBytes, memref.getElementType().getIntOrFloatBitWidth() / 8);
+  }
+  if (width * maxElementBytes > 16)
+    return reject(self, target, "too_wide",
+                  "width " + Twine(width) + " of " + Twine(maxElementBytes) +
+                      "-byte elements is " + Twine(width * maxElementBytes) +
+                      " bytes; a vector access is at most 16",
+                  "try width " + Twine(16 / maxElementBytes));
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return reject(self, target, "not_applicable",
+                  "the per-thread op has a dynamic extent");
+  if (ranges[inner] % width != 0)
+    return reject(self, target, "not_divisible",
+                  "width " + Twine(width) +
+                      " does not divide the per-thread extent " +
+                      Twine(ranges[inner]),
+                  divisorsHint(ranges[inner], width, 16 / maxElementBytes,
+                               true));
+
+  auto func = target->getParentOfType<FunctionOpInterface>();
+  Operation *toVectorize = target;
+  if (ranges[inner] > width) {
+    // One vector per step of an scf.for along the innermost loop.
+    SmallVector<int64_t> sizes(loops, 1);
+    sizes[inner] = width;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(getContext(), sizes));
+    rewriter.setInsertionPoint(target);
+    auto tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
+    if (failed(tiled))
+      return reject(self, target, "not_applicable", "tiling by width failed");
+    rewriter.eraseOp(target);
+    toVectorize = tiled->tiledOps.front();
+  }
+  SmallVector<int64_t> vectorSizes = llvm::to_vector(
+      cast<linalg::LinalgOp>(toVectorize).getStaticLoopRanges());
+  if (failed(linalg::vectorize(rewriter, toVectorize, vectorSizes)))
+    return reject(self, target, "not_applicable", "vectorization failed");
+  if (toVectorize->getNumResults() == 0 && toVectorize->getBlock())
+    rewriter.eraseOp(toVectorize);
+
+  // Loads and stores, then their alignment where it is proven.
+  if (func) {
+    RewritePatternSet patterns(getContext());
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorTransferLoweringPatterns(patterns, 1);
+    memref::populateFoldMemRefAliasOpPatterns(patterns);
+    (void)applyPatternsGreedily(func, std::move(patterns));
+    func->walk([](Operation *op) {
+      auto annotate = [](auto access, Value base, ValueRange indices,
+                         VectorType type) {
+        if (access.getAlignment() || !type.getElementType().isIntOrFloat())
+          return;
+        uint64_t element =
+            std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+        uint64_t bytes = llvm::PowerOf2Ceil(element * type.getNumElements());
+        uint64_t proven =
+            std::min(tirx::proveAccessAlignment(base, indices), bytes);
+        if (proven > element)
+          access.setAlignment(proven);
+      };
+      if (auto load = dyn_cast<vector::LoadOp>(op))
+        annotate(load, load.getBase(), load.getIndices(), load.getVectorType());
+      else if (auto store = dyn_cast<vector::StoreOp>(op))
+        annotate(store, store.getBase(), store.getIndices(),
+                 store.getVectorType());
+    });
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// unroll
+//===----------------------------------------------------------------------===//
+
+LogicalResult tirx::UnrollOp::verify() {
+  if (getFactor() < 2 || getFactor() > 64)
+    return emitOpError() << "invalid_parameter: factor must lie in [2, 64], "
+                            "got "
+                         << getFactor();
+  return success();
+}
+
+void tirx::UnrollOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getTargetMutable(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure
+tirx::UnrollOp::applyToOne(TransformRewriter &rewriter, Operation *target,
+                           ApplyToEachResultList &results,
+                           TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto loop = dyn_cast<scf::ForOp>(target);
+  if (!loop)
+    return reject(self, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not an scf.for");
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return reject(self, target, "unknown_trip_count",
+                  "the loop's trip count is not static: a tail could remain");
+  int64_t trips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  if (trips % getFactor() != 0)
+    return reject(self, target, "not_divisible",
+                  "factor " + Twine(getFactor()) +
+                      " does not divide the trip count " + Twine(trips) +
+                      ": a tail would be left",
+                  divisorsHint(trips, getFactor(), 64, false));
+  if (failed(loopUnrollByFactor(loop, getFactor())))
+    return reject(self, target, "not_applicable", "unrolling failed");
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// interchange
+//===----------------------------------------------------------------------===//
+
+void tirx::InterchangeOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  producesHandle(getOperation()->getOpResults(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure
+tirx::InterchangeOp::applyToOne(TransformRewriter &rewriter,
+                                Operation *target,
+                                ApplyToEachResultList &results,
+                                TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto generic = dyn_cast<linalg::GenericOp>(target);
+  if (!generic)
+    return reject(self, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not a linalg.generic");
+  ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<bool> seen(generic.getNumLoops(), false);
+  bool valid = perm.size() == generic.getNumLoops();
+  for (int64_t p : perm) {
+    if (!valid || p < 0 || p >= int64_t(seen.size()) || seen[p]) {
+      valid = false;
+      break;
+    }
+    seen[p] = true;
+  }
+  if (!valid)
+    return reject(self, target, "bad_permutation",
+                  "the permutation must order all " +
+                      Twine(generic.getNumLoops()) + " loops exactly once");
+  SmallVector<unsigned> order(perm.begin(), perm.end());
+  FailureOr<linalg::GenericOp> result =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(result))
+    return reject(self, target, "not_applicable", "interchange failed");
+  results.push_back(*result);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// remove_barrier
+//===----------------------------------------------------------------------===//
+
+void tirx::RemoveBarrierOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure
+tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
+                                  Operation *target,
+                                  ApplyToEachResultList &results,
+                                  TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  if (!isa<gpu::BarrierOp>(target))
+    return reject(self, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not a gpu.barrier");
+  Operation *kernel = target->getParentOfType<gpu::LaunchOp>();
+  if (!kernel)
+    kernel = target->getParentOfType<gpu::GPUFuncOp>();
+  if (!kernel)
+    kernel = target->getParentOfType<FunctionOpInterface>();
+  // Any shared memory in the kernel may be written by one thread and read
+  // by another: then the barrier may be needed.
+  Operation *shared = nullptr;
+  kernel->walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (tirx::memorySpaceName(v.getType()) == "workgroup") {
+        shared = op;
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (auto launch = dyn_cast<gpu::LaunchOp>(kernel))
+    if (!launch.getWorkgroupAttributions().empty())
+      shared = launch;
+  if (shared)
+    return reject(self, target, "barrier_needed",
+                  "the kernel uses shared memory (" + tirx::irPath(shared) +
+                      "): the barrier may order its accesses");
+  rewriter.eraseOp(target);
+  return DiagnosedSilenceableFailure::success();
+}

@@ -1,0 +1,60 @@
+// Parameters are checked before anything runs (the ops' verifiers).
+// RUN: tirx-opt %s -split-input-file -verify-diagnostics
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: width must be 1, 2, 4, 8 or 16, got 0}}
+    transform.tirx.vectorize %root width = 0 : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: width must be 1, 2, 4, 8 or 16, got 3}}
+    transform.tirx.vectorize %root width = 3 : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: width must be 1, 2, 4, 8 or 16, got 64}}
+    transform.tirx.vectorize %root width = 64 : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: tile sizes must be non-negative with at least one positive}}
+    %t, %f = transform.tirx.tile_to_blocks %root tile_sizes [0, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: max_threads must lie in [32, 1024], got 2048}}
+    %t, %f = transform.tirx.tile_to_threads %root elements_per_thread [4] {max_threads = 2048 : i64} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    // expected-error @below {{invalid_parameter: factor must lie in [2, 64], got 1}}
+    transform.tirx.unroll %root factor = 1 : !transform.any_op
+    transform.yield
+  }
+}
