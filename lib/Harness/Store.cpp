@@ -229,7 +229,8 @@ bool Workspace::readRequests(std::vector<RequestRecord> &records,
       [&](const json::Object &o, size_t, std::string &) {
         records.push_back({str(o, "signature"), str(o, "outcome"),
                            str(o, "version"), str(o, "code"),
-                           str(o, "reason")});
+                           str(o, "reason"), str(o, "hint"),
+                           str(o, "payload_op"), str(o, "payload_loc")});
         return true;
       },
       error);
@@ -282,6 +283,12 @@ bool Workspace::appendRequest(const RequestRecord &r,
     o["code"] = r.code;
   if (!r.reason.empty())
     o["reason"] = r.reason;
+  if (!r.hint.empty())
+    o["hint"] = r.hint;
+  if (!r.payloadOp.empty())
+    o["payload_op"] = r.payloadOp;
+  if (!r.payloadLoc.empty())
+    o["payload_loc"] = r.payloadLoc;
   return appendLine(path("requests.jsonl"), o, error);
 }
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "Actions.h"
 
 #include "tirx/Analysis/Structure.h"
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
@@ -30,6 +31,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,12 +60,29 @@ struct ChildResult {
   std::string code;    // when !ok
   std::string message; // when !ok
   std::string text;    // canonical text, when ok
+  // A refusal from a transform: "<code>: <message>" with notes
+  // "payload op: <path>" (at the payload op's location) and "hint: ...".
+  std::string hint, payloadOp, payloadLoc;
 };
+
+std::string locText(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    loc.print(os);
+  return text;
+}
 
 DialectRegistry &registry() {
   static DialectRegistry r = [] {
     DialectRegistry reg;
     registerTIRxToolDialects(reg);
+    // Scripts under the open policy may run registered passes by name.
+    registerAllPasses();
+    registerAllTIRxPasses();
     return reg;
   }();
   return r;
@@ -91,27 +110,60 @@ ChildResult isolated(const std::function<ChildResult(MLIRContext &)> &work) {
   }
   if (pid == 0) {
     MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
+    context.printOpOnDiagnostic(false);
     std::string diagnostics;
+    std::optional<ChildResult> refusal;
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-      if (diag.getSeverity() != DiagnosticSeverity::Error &&
-          diag.getSeverity() != DiagnosticSeverity::Note)
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
         return;
-      std::string loc;
-      llvm::raw_string_ostream os(loc);
-      if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation()))
-        os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-           << file.getColumn();
-      else
-        diag.getLocation().print(os);
       if (!diagnostics.empty())
         diagnostics += "\n";
-      diagnostics += loc + ": " + diag.str();
+      diagnostics += locText(diag.getLocation()) + ": " + diag.str();
+      for (const Diagnostic &note : diag.getNotes())
+        diagnostics += "\n" + locText(note.getLocation()) + ": note: " +
+                       note.str();
+      // The first "<code>: <message>" error is a transform's refusal (or a
+      // verifier's: "'transform.tirx.vectorize' op <code>: <message>").
+      std::string storage = diag.str();
+      llvm::StringRef text = storage;
+      if (text.starts_with("'")) {
+        size_t op = text.find("' op ");
+        if (op != llvm::StringRef::npos)
+          text = text.drop_front(op + 5);
+      }
+      auto [code, rest] = text.split(": ");
+      if (refusal || rest.empty() || code.empty() ||
+          !llvm::all_of(code, [](char c) { return llvm::isLower(c) || c == '_'; }))
+        return;
+      ChildResult r;
+      r.code = code.str();
+      r.message = rest.str();
+      r.payloadLoc = locText(diag.getLocation());
+      for (const Diagnostic &note : diag.getNotes()) {
+        std::string noteText = note.str();
+        llvm::StringRef n = noteText;
+        if (n.consume_front("hint: "))
+          r.hint = n.str();
+        else if (n.consume_front("payload op: ")) {
+          r.payloadOp = n.str();
+          r.payloadLoc = locText(note.getLocation());
+        }
+      }
+      refusal = r;
     });
     ChildResult r = work(context);
-    if (!r.ok && !diagnostics.empty())
+    if (!r.ok && refusal) {
+      r.code = refusal->code;
+      r.message = refusal->message;
+      r.hint = refusal->hint;
+      r.payloadOp = refusal->payloadOp;
+      r.payloadLoc = refusal->payloadLoc;
+    } else if (!r.ok && !diagnostics.empty()) {
       r.message += r.message.empty() ? diagnostics : ":\n" + diagnostics;
+    }
     json::Object o{{"ok", r.ok}, {"code", r.code}, {"message", r.message},
-                   {"text", r.text}};
+                   {"text", r.text}, {"hint", r.hint},
+                   {"payload_op", r.payloadOp}, {"payload_loc", r.payloadLoc}};
     std::string out;
     llvm::raw_string_ostream os(out);
     os << json::Value(std::move(o));
@@ -130,7 +182,7 @@ ChildResult isolated(const std::function<ChildResult(MLIRContext &)> &work) {
             std::string("the MLIR process died of signal ") +
                 strsignal(WTERMSIG(status)) +
                 " (Debian's LLVM has no assertions: bad input can crash "
-                "upstream code); nothing was recorded",
+                "upstream code); no version was made",
             ""};
   auto parsed = read ? json::parse(text) : json::Value(nullptr);
   if (!parsed || !parsed->getAsObject()) {
@@ -144,6 +196,9 @@ ChildResult isolated(const std::function<ChildResult(MLIRContext &)> &work) {
   r.code = o.getString("code").value_or("").str();
   r.message = o.getString("message").value_or("").str();
   r.text = o.getString("text").value_or("").str();
+  r.hint = o.getString("hint").value_or("").str();
+  r.payloadOp = o.getString("payload_op").value_or("").str();
+  r.payloadLoc = o.getString("payload_loc").value_or("").str();
   return r;
 }
 
@@ -168,7 +223,8 @@ ChildResult canonicalize(MLIRContext &ctx, const std::string &text,
 ChildResult applyScript(MLIRContext &ctx, const std::string &payloadText,
                         const std::string &payloadName,
                         const std::string &scriptText,
-                        const std::string &scriptName) {
+                        const std::string &scriptName,
+                        llvm::StringRef policy = "open") {
   OwningOpRef<ModuleOp> payload = parseModule(ctx, payloadText, payloadName);
   if (!payload)
     return {false, "parse_error", payloadName + " does not parse", ""};
@@ -182,6 +238,19 @@ ChildResult applyScript(MLIRContext &ctx, const std::string &payloadText,
             scriptName + ": the script module needs the attribute "
                          "transform.with_named_sequence",
             ""};
+  Location policyLoc = UnknownLoc::get(&ctx);
+  std::string refusedBy = checkScriptPolicy(*script, policy, policyLoc);
+  if (!refusedBy.empty()) {
+    ChildResult r{false, "policy_refused", refusedBy, ""};
+    r.payloadLoc = locText(policyLoc);
+    r.hint = "use transform.tirx.* and the vetted upstream ops (docs/actions.md), "
+             "or ask for the open policy";
+    return r;
+  }
+  // The interpreter pass loads the dialects transforms generate ops of
+  // (vector, ub, gpu, ...) before it runs; running the interpreter
+  // directly, so must we, or new ops would be of unloaded dialects.
+  ctx.loadAllAvailableDialects();
   transform::TransformOpInterface entry =
       transform::detail::findTransformEntryPoint(
           script.get(), *script,
@@ -209,6 +278,15 @@ Outcome refuse(int exit, std::string code, std::string reason) {
   o.exit = exit;
   o.code = std::move(code);
   o.reason = std::move(reason);
+  return o;
+}
+
+/// A refusal from the MLIR child, with its hint and payload op.
+Outcome refusal(const ChildResult &r) {
+  Outcome o = refuse(kRefused, r.code, r.message);
+  o.hint = r.hint;
+  o.payloadOp = r.payloadOp;
+  o.payloadLoc = r.payloadLoc;
   return o;
 }
 
@@ -286,6 +364,9 @@ Outcome repeated(const RequestRecord &r,
   Outcome out = refuse(kRefused, r.code, r.reason + " (refused before: the "
                                                     "earlier refusal, nothing "
                                                     "re-run)");
+  out.hint = r.hint;
+  out.payloadOp = r.payloadOp;
+  out.payloadLoc = r.payloadLoc;
   out.data = json::Object{{"deduplicated", true}};
   return out;
 }
@@ -384,7 +465,11 @@ Outcome cmdCommit(const Workspace &ws, const Invocation &inv) {
 Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
                        const std::string &scriptText,
                        const std::string &scriptName,
-                       const std::string &message, const Invocation &inv) {
+                       const std::string &message, const Invocation &inv,
+                       const std::string &action = "") {
+  std::string policy = inv.option("--policy", "strict");
+  if (policy != "strict" && policy != "open")
+    return refuse(kUsage, "usage", "--policy is strict or open");
   std::string error;
   std::vector<VersionEntry> entries;
   std::vector<RequestRecord> requests;
@@ -397,7 +482,10 @@ Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
   const VersionEntry parentEntry = *found;
   const VersionEntry *parent = &parentEntry;
   std::string scriptDigest = digestOf(scriptText);
-  std::string signature = parent->digest + " " + scriptDigest;
+  // The policy is part of the request: the same script may be refused
+  // under strict and run under open.
+  std::string signature = parent->digest + " " + scriptDigest +
+                          (policy == "open" ? " open" : "");
   if (const RequestRecord *earlier = findRequest(requests, signature))
     return repeated(*earlier, entries, ws.head());
 
@@ -406,7 +494,8 @@ Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
     return damaged(error);
   std::string parentName = parent->id;
   ChildResult r = isolated([&](MLIRContext &ctx) {
-    return applyScript(ctx, parentText, parentName, scriptText, scriptName);
+    return applyScript(ctx, parentText, parentName, scriptText, scriptName,
+                       policy);
   });
 
   Workspace::Lock lock = ws.lock(error);
@@ -423,10 +512,11 @@ Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
     r.message = "the script did not change " + parent->id;
   }
   if (!r.ok) {
-    if (!ws.appendRequest({signature, "rejected", "", r.code, r.message},
+    if (!ws.appendRequest({signature, "rejected", "", r.code, r.message,
+                           r.hint, r.payloadOp, r.payloadLoc},
                           error))
       return refuse(kRefused, "io_error", error);
-    return refuse(kRefused, r.code, r.message);
+    return refusal(r);
   }
   std::string stored;
   if (!ws.writeObject(scriptText, stored, error))
@@ -435,6 +525,7 @@ Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
   e.parent = parent->id;
   e.kind = "apply";
   e.script = scriptDigest;
+  e.action = action;
   e.message = message;
   e.actor = inv.actor;
   e.session = inv.session;
@@ -442,8 +533,22 @@ Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
 }
 
 Outcome cmdApply(const Workspace &ws, const Invocation &inv) {
+  if (inv.positional.size() == 1 && inv.has("--action") &&
+      !inv.has("--script")) {
+    std::string script, canonical;
+    ActionError error;
+    if (!buildActionScript(inv.option("--action"), script, canonical, error)) {
+      Outcome out = refuse(kRefused, error.code, error.message);
+      out.hint = error.hint;
+      return out;
+    }
+    return applyToVersion(ws, inv.positional[0], script, "action",
+                          inv.option("-m", "action " + canonical), inv,
+                          canonical);
+  }
   if (inv.positional.size() != 1 || !inv.has("--script"))
-    return refuse(kUsage, "usage", "apply takes vN --script SCRIPT.mlir");
+    return refuse(kUsage, "usage",
+                  "apply takes vN and --script SCRIPT.mlir or --action JSON");
   std::string scriptText;
   std::string error = readInput(inv.option("--script"), scriptText);
   if (!error.empty())
@@ -1063,6 +1168,15 @@ Outcome mlir::tirx::runCommand(const Invocation &inv) {
   Outcome out;
   std::optional<Workspace> ws;
   std::string error;
+  if (inv.command == "schema") {
+    Outcome out;
+    out.data = actionsSchema();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", json::Value(json::Object(out.data))) << "\n";
+    out.text = text;
+    return out;
+  }
   bool needsWorkspace = inv.command != "init" &&
                         !(inv.command == "replay" && inv.has("--mlir"));
   static const std::set<std::string> known = {
@@ -1131,6 +1245,10 @@ Outcome mlir::tirx::runCommand(const Invocation &inv) {
       line["code"] = out.code;
     if (!out.reason.empty())
       line["reason"] = out.reason;
+    if (!out.hint.empty())
+      line["hint"] = out.hint;
+    if (!out.payloadOp.empty())
+      line["payload_op"] = out.payloadOp;
     if (out.data.get("deduplicated"))
       line["deduplicated"] = true;
     std::string auditError;

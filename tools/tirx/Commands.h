@@ -52,6 +52,8 @@ struct Outcome {
   llvm::json::Object data;
   std::string code;   // refusal code: not_found, script_failed, ...
   std::string reason; // refusal message
+  std::string hint;   // what would be accepted instead
+  std::string payloadOp, payloadLoc; // the payload op a refusal concerns
   std::string version;
 };
 

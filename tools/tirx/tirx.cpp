@@ -24,8 +24,11 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  start a workspace; the payload becomes v1
   commit FILE.mlir --parent vN [-m MSG]
                                  record an edited payload as a child of vN
-  apply vN --script SCRIPT.mlir [-m MSG]
+  apply vN --script SCRIPT.mlir [--policy strict|open] [-m MSG]
                                  run a transform script on vN; commit the result
+  apply vN --action '{"transform": "vectorize", "params": {"width": 4}}'
+                                 the same from an action (tirx schema lists them)
+  schema                         the JSON Schema of every action
   log                            the version tree
   show vN                        the payload text of vN (digest verified)
   diff vA vB                     unified diff and structural summary
@@ -61,7 +64,8 @@ int main(int argc, char **argv) {
   static const std::set<std::string> valued = {
       "--workspace", "--target", "--task", "-m", "--parent", "--script",
       "--session", "--mlir", "--actor", "--reference", "--timeout",
-      "--samples", "--seed", "--inputs", "--what", "--device"};
+      "--samples", "--seed", "--inputs", "--what", "--device", "--action",
+      "--policy"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -99,20 +103,38 @@ int main(int argc, char **argv) {
   }
 
   Outcome out = runCommand(inv);
-  if (inv.json) {
+  if (inv.json && inv.command == "schema") {
+    llvm::outs() << out.text;
+  } else if (inv.json) {
     llvm::json::Object o = std::move(out.data);
     o["ok"] = out.exit == kOk;
-    if (!out.code.empty())
-      o["error"] = llvm::json::Object{{"code", out.code},
-                                      {"message", out.reason}};
+    if (!out.code.empty()) {
+      llvm::json::Object error{{"code", out.code}, {"message", out.reason}};
+      if (!out.hint.empty())
+        error["hint"] = out.hint;
+      if (!out.payloadOp.empty())
+        error["payload_op"] = out.payloadOp;
+      if (!out.payloadLoc.empty())
+        error["location"] = out.payloadLoc;
+      o["error"] = std::move(error);
+    }
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(o)))
                  << "\n";
   } else {
     llvm::outs() << out.text;
-    if (out.exit != kOk)
+    if (out.exit != kOk) {
       llvm::errs() << "tirx: " << inv.command << ": "
                    << (out.code.empty() ? "" : out.code + ": ") << out.reason
                    << "\n";
+      if (!out.payloadOp.empty())
+        llvm::errs() << "  at " << out.payloadOp
+                     << (out.payloadLoc.empty() ? "" : " (" + out.payloadLoc + ")")
+                     << "\n";
+      else if (!out.payloadLoc.empty())
+        llvm::errs() << "  at " << out.payloadLoc << "\n";
+      if (!out.hint.empty())
+        llvm::errs() << "  hint: " << out.hint << "\n";
+    }
   }
   llvm::outs().flush();
   return out.exit;

@@ -52,6 +52,7 @@ struct RequestRecord {
   std::string version;   // when accepted
   std::string code;      // when rejected: not_found, script_failed, ...
   std::string reason;
+  std::string hint, payloadOp, payloadLoc;
 };
 
 class Workspace {

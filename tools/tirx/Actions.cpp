@@ -1,0 +1,355 @@
+//===- Actions.cpp - actions, their schema, script policy -------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Actions.h"
+
+#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
+
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::tirx;
+namespace json = llvm::json;
+
+namespace {
+/// Mapping to the GPU is done by upstream ops; its schema lives here, the
+/// only action without a transform.tirx op.
+const char *kMapToGpuSchema = R"json({"params": {"type": "object", "required": ["block_dims"],
+  "additionalProperties": false, "properties": {"block_dims": {"type": "array",
+  "minItems": 1, "maxItems": 3, "items": {"type": "integer", "minimum": 1, "maximum": 1024},
+  "description": "threads per block along x, y, z (thread_binding's mapped_loops give the iterations)"}}},
+  "preconditions": ["the payload has foralls mapped to blocks and threads (tile_to_blocks, tile_to_threads)",
+                    "block_dims match the thread forall's iterations"]})json";
+
+struct Action {
+  std::string name, target;
+  json::Value schema;
+};
+
+std::vector<Action> actions() {
+  std::vector<Action> list;
+  for (const ActionInfo &info : actionInfos()) {
+    auto parsed = json::parse(info.schema);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      continue; // a malformed ODS schema is caught by the schema test
+    }
+    list.push_back({info.name, info.target, std::move(*parsed)});
+  }
+  auto map = json::parse(kMapToGpuSchema);
+  if (map)
+    list.push_back({"map_to_gpu", "func.func", std::move(*map)});
+  else
+    llvm::consumeError(map.takeError());
+  return list;
+}
+
+bool intList(const json::Value *v, std::vector<int64_t> &out) {
+  const json::Array *a = v ? v->getAsArray() : nullptr;
+  if (!a)
+    return false;
+  for (const json::Value &e : *a) {
+    auto i = e.getAsInteger();
+    if (!i)
+      return false;
+    out.push_back(*i);
+  }
+  return true;
+}
+
+std::string list(const std::vector<int64_t> &v) {
+  std::vector<std::string> parts;
+  for (int64_t x : v)
+    parts.push_back(std::to_string(x));
+  return "[" + llvm::join(parts, ", ") + "]";
+}
+} // namespace
+
+json::Object mlir::tirx::actionsSchema() {
+  json::Array oneOf;
+  for (Action &a : actions()) {
+    const json::Object *schema = a.schema.getAsObject();
+    json::Value params = schema && schema->get("params")
+                             ? *schema->get("params")
+                             : json::Value(json::Object{});
+    json::Array preconditions;
+    if (schema && schema->getArray("preconditions"))
+      preconditions = *schema->getArray("preconditions");
+    std::string description = "Preconditions: ";
+    std::vector<std::string> words;
+    for (const json::Value &p : preconditions)
+      if (auto s = p.getAsString())
+        words.push_back(s->str());
+    description += llvm::join(words, "; ") + ".";
+    oneOf.push_back(json::Object{
+        {"title", a.name},
+        {"description", description},
+        {"type", "object"},
+        {"required", json::Array{"transform", "params"}},
+        {"additionalProperties", false},
+        {"properties",
+         json::Object{
+             {"transform", json::Object{{"const", a.name}}},
+             {"params", std::move(params)},
+             {"target",
+              json::Object{{"type", "object"},
+                           {"additionalProperties", false},
+                           {"properties",
+                            json::Object{{"op", json::Object{
+                                                    {"type", "string"},
+                                                    {"pattern", "^[a-z_]+\\.[a-z_.]+$"},
+                                                    {"default", a.target}}}}}}}}},
+        {"x-tirx-preconditions", std::move(preconditions)}});
+  }
+  return json::Object{
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"$id", "https://tirx.dev/schemas/actions.schema.json"},
+      {"title", "TIRx action"},
+      {"description", "One request to change a payload: a transform, its "
+                      "parameters and the payload ops it applies to. "
+                      "Generated from the transform.tirx ops' ODS."},
+      {"oneOf", std::move(oneOf)}};
+}
+
+bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
+                                   std::string &canonical, ActionError &error) {
+  auto parsed = json::parse(text);
+  if (!parsed || !parsed->getAsObject()) {
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    error = {"bad_action", "the action is not a JSON object", ""};
+    return false;
+  }
+  const json::Object &action = *parsed->getAsObject();
+  for (auto &entry : action)
+    if (entry.first != "transform" && entry.first != "params" &&
+        entry.first != "target") {
+      error = {"bad_action",
+               "unknown key \"" + entry.first.str() + "\" in the action",
+               "an action has transform, params and target"};
+      return false;
+    }
+  auto name = action.getString("transform");
+  std::vector<Action> known = actions();
+  std::vector<std::string> names;
+  for (const Action &a : known)
+    names.push_back(a.name);
+  const Action *found = nullptr;
+  for (const Action &a : known)
+    if (name && a.name == *name)
+      found = &a;
+  if (!found) {
+    error = {"unknown_transform",
+             "no transform named \"" + (name ? name->str() : "") + "\"",
+             "known: " + llvm::join(names, ", ")};
+    return false;
+  }
+  json::Object empty;
+  const json::Object *params = action.getObject("params");
+  if (!params)
+    params = &empty;
+  // Unknown parameters are refused (additionalProperties: false).
+  const json::Object *schema = found->schema.getAsObject();
+  const json::Object *props =
+      schema && schema->getObject("params")
+          ? schema->getObject("params")->getObject("properties")
+          : nullptr;
+  for (auto &entry : *params)
+    if (!props || !props->get(entry.first)) {
+      error = {"invalid_parameter",
+               "\"" + found->name + "\" has no parameter \"" +
+                   entry.first.str() + "\"",
+               "see `tirx schema`"};
+      return false;
+    }
+  std::string target = found->target;
+  if (const json::Object *t = action.getObject("target")) {
+    auto op = t->getString("op");
+    if (!op || op->empty() ||
+        !llvm::all_of(*op, [](char c) {
+          return llvm::isLower(c) || c == '_' || c == '.' || llvm::isDigit(c);
+        }) ||
+        !op->contains('.')) {
+      error = {"invalid_parameter",
+               "target.op must be an op name such as linalg.generic", ""};
+      return false;
+    }
+    target = op->str();
+  }
+
+  auto needInts = [&](const char *key, std::vector<int64_t> &out) {
+    if (!intList(params->get(key), out)) {
+      error = {"invalid_parameter",
+               "\"" + found->name + "\" needs \"" + key +
+                   "\": a list of integers",
+               ""};
+      return false;
+    }
+    return true;
+  };
+  auto needInt = [&](const char *key, int64_t &out) {
+    auto v = params->getInteger(key);
+    if (!v) {
+      error = {"invalid_parameter",
+               "\"" + found->name + "\" needs \"" + key + "\": an integer", ""};
+      return false;
+    }
+    out = *v;
+    return true;
+  };
+
+  std::string body;
+  const std::string &n = found->name;
+  if (n == "tile_to_blocks") {
+    std::vector<int64_t> sizes;
+    if (!needInts("tile_sizes", sizes))
+      return false;
+    body = "%r0, %r1 = transform.tirx.tile_to_blocks %t tile_sizes " +
+           list(sizes) +
+           " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)";
+  } else if (n == "tile_to_threads") {
+    std::vector<int64_t> elements;
+    if (!needInts("elements_per_thread", elements))
+      return false;
+    int64_t maxThreads = params->getInteger("max_threads").value_or(1024);
+    body = "%r0, %r1 = transform.tirx.tile_to_threads %t elements_per_thread " +
+           list(elements) + " {max_threads = " + std::to_string(maxThreads) +
+           " : i64} : (!transform.any_op) -> (!transform.any_op, "
+           "!transform.any_op)";
+  } else if (n == "vectorize") {
+    int64_t width;
+    if (!needInt("width", width))
+      return false;
+    body = "transform.tirx.vectorize %t width = " + std::to_string(width) +
+           " : !transform.any_op";
+  } else if (n == "unroll") {
+    int64_t factor;
+    if (!needInt("factor", factor))
+      return false;
+    body = "transform.tirx.unroll %t factor = " + std::to_string(factor) +
+           " : !transform.any_op";
+  } else if (n == "interchange") {
+    std::vector<int64_t> perm;
+    if (!needInts("permutation", perm))
+      return false;
+    body = "%r0 = transform.tirx.interchange %t permutation " + list(perm) +
+           " : (!transform.any_op) -> !transform.any_op";
+  } else if (n == "remove_barrier") {
+    body = "transform.tirx.remove_barrier %t : !transform.any_op";
+  } else if (n == "map_to_gpu") {
+    std::vector<int64_t> dims;
+    if (!needInts("block_dims", dims))
+      return false;
+    if (dims.empty() || dims.size() > 3 ||
+        llvm::any_of(dims, [](int64_t d) { return d < 1 || d > 1024; })) {
+      error = {"invalid_parameter",
+               "block_dims must be 1 to 3 sizes in [1, 1024]", ""};
+      return false;
+    }
+    while (dims.size() < 3)
+      dims.push_back(1);
+    body = "%l = transform.gpu.map_forall_to_blocks %t generate_gpu_launch : "
+           "(!transform.any_op) -> !transform.any_op\n"
+           "    transform.gpu.map_nested_forall_to_threads %l block_dims = " +
+           list(dims) +
+           " sync_after_distribute = false : (!transform.any_op) -> "
+           "!transform.any_op";
+  }
+  script = "// action: " + found->name + "\n"
+           "module attributes {transform.with_named_sequence} {\n"
+           "  transform.named_sequence @__transform_main(%root: "
+           "!transform.any_op {transform.readonly}) {\n"
+           "    %t = transform.structured.match ops{[\"" + target +
+           "\"]} in %root : (!transform.any_op) -> !transform.any_op\n"
+           "    " + body + "\n"
+           "    transform.yield\n"
+           "  }\n"
+           "}\n";
+  json::Object c{{"transform", found->name},
+                 {"params", json::Object(*params)},
+                 {"target", json::Object{{"op", target}}}};
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << json::Value(std::move(c));
+  canonical = out;
+  return true;
+}
+
+std::string mlir::tirx::checkScriptPolicy(ModuleOp script,
+                                          llvm::StringRef policy,
+                                          Location &loc) {
+  if (policy == "open")
+    return "";
+  // Ops that read or write files, load outside code or run passes.
+  static const char *refused[] = {
+      "transform.apply_registered_pass", "transform.print",
+      "transform.debug.emit_remark_at",  "transform.debug.emit_param_as_remark",
+      "transform.irdl.collect_matching", "transform.with_pdl_patterns",
+      "transform.pdl_match",
+  };
+  static const char *allowedPrefixes[] = {
+      "transform.tirx.", "transform.apply_patterns.",
+  };
+  static const char *allowed[] = {
+      "builtin.module", "transform.named_sequence", "transform.yield",
+      "transform.sequence", "transform.include", "transform.structured.match",
+      "transform.match.operation_name", "transform.get_parent_op",
+      "transform.get_producer_of_operand", "transform.get_consumers_of_result",
+      "transform.merge_handles", "transform.split_handle", "transform.select",
+      "transform.foreach", "transform.alternatives", "transform.annotate",
+      "transform.param.constant", "transform.num_associations",
+      "transform.apply_patterns", "transform.apply_cse", "transform.apply_dce",
+      "transform.apply_licm", "transform.structured.tile_using_forall",
+      "transform.structured.tile_using_for", "transform.structured.vectorize",
+      "transform.structured.vectorize_children_and_apply_patterns",
+      "transform.structured.fuse_into_containing_op",
+      "transform.structured.fuse", "transform.structured.interchange",
+      "transform.structured.promote", "transform.structured.pad",
+      "transform.structured.generalize", "transform.structured.split",
+      "transform.structured.tile_reduction_using_for",
+      "transform.structured.tile_reduction_using_forall",
+      "transform.gpu.map_forall_to_blocks",
+      "transform.gpu.map_nested_forall_to_threads",
+      "transform.loop.unroll", "transform.loop.peel",
+      "transform.loop.hoist_loop_invariant_subsets",
+      "transform.nvgpu.rewrite_matmul_as_mma_sync",
+  };
+  std::string problem;
+  script.walk([&](Operation *op) {
+    llvm::StringRef name = op->getName().getStringRef();
+    bool ok = false;
+    for (const char *p : allowedPrefixes)
+      ok |= name.starts_with(p);
+    for (const char *a : allowed)
+      ok |= name == a;
+    for (const char *r : refused)
+      if (name == r)
+        ok = false;
+    // A named sequence without a body links code from outside the script.
+    if (auto seq = dyn_cast<transform::NamedSequenceOp>(op))
+      if (seq.isExternal()) {
+        problem = "transform.named_sequence @" + seq.getSymName().str() +
+                  " is declared without a body: the script would link "
+                  "outside code";
+        loc = op->getLoc();
+        return WalkResult::interrupt();
+      }
+    if (!ok) {
+      problem = name.str() + " is not allowed by the strict policy (it " +
+                (llvm::is_contained(refused, name)
+                     ? std::string("reads or writes outside the payload, or "
+                                   "runs arbitrary passes")
+                     : std::string("is not on the vetted list")) +
+                ")";
+      loc = op->getLoc();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return problem;
+}
