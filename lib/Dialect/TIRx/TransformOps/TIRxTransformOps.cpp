@@ -420,7 +420,10 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   }
   SmallVector<int64_t> vectorSizes = llvm::to_vector(
       cast<linalg::LinalgOp>(toVectorize).getStaticLoopRanges());
-  if (failed(linalg::vectorize(rewriter, toVectorize, vectorSizes)))
+  // One scalable flag per size: linalg::vectorize reads as many flags as
+  // sizes (an empty list is read out of bounds in a build without asserts).
+  SmallVector<bool> scalable(vectorSizes.size(), false);
+  if (failed(linalg::vectorize(rewriter, toVectorize, vectorSizes, scalable)))
     return reject(self, target, "not_applicable", "vectorization failed");
   if (toVectorize->getNumResults() == 0 && toVectorize->getBlock())
     rewriter.eraseOp(toVectorize);
@@ -431,7 +434,12 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns, 1);
     memref::populateFoldMemRefAliasOpPatterns(patterns);
-    (void)applyPatternsGreedily(func, std::move(patterns));
+    // Through the transform rewriter's listener: ops the patterns replace
+    // or erase must leave the transform state's handles too.
+    GreedyRewriteConfig config;
+    config.setListener(
+        static_cast<RewriterBase::Listener *>(rewriter.getListener()));
+    (void)applyPatternsGreedily(func, std::move(patterns), config);
     func->walk([](Operation *op) {
       auto annotate = [](auto access, Value base, ValueRange indices,
                          VectorType type) {
