@@ -266,6 +266,12 @@ ChildResult applyScript(MLIRContext &ctx, const std::string &payloadText,
   if (failed(verify(*payload)))
     return {false, "verify_error",
             "the transformed payload does not verify", ""};
+  // Every access a kernel of the result makes must be proven in bounds.
+  PassManager bounds(&ctx);
+  bounds.addPass(createTIRxCheckBounds());
+  if (failed(bounds.run(*payload)))
+    return {false, "unsafe_bounds",
+            "the result has an access that cannot be proven in bounds", ""};
   return {true, "", "", canonicalText(*payload)};
 }
 

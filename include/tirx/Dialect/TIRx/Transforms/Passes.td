@@ -144,6 +144,27 @@ def TIRxView : Pass<"tirx-view", "::mlir::ModuleOp"> {
   ];
 }
 
+def TIRxCheckBounds : Pass<"tirx-check-bounds", "::mlir::ModuleOp"> {
+  let summary = "Prove every memref access inside kernels in bounds";
+  let description = [{
+    For every load and store (memref and vector) inside a `gpu.launch` or a
+    kernel `gpu.func`, computes the range of each index with MLIR's integer
+    range analysis (thread and block ids bounded by the launch's static
+    sizes, refined by enclosing `scf.if` guards of the form `index < bound`)
+    and checks it against the buffer's static shape; a vector access covers
+    `width` elements of the last dimension. Each access that cannot be
+    proven is an error naming the access and the index range:
+
+    ```
+    unsafe_bounds: load of x at index [0, 67108864] exceeds dimension 0 of size 67108864
+    ```
+
+    Views are folded into their base buffers first (on a copy), so that
+    indices are checked against the real allocation. The payload is not
+    changed.
+  }];
+}
+
 def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
   let summary = "Write a kernel bundle (manifest, PTX, cubin) for tirx-run";
   let description = [{
