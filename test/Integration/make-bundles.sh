@@ -19,4 +19,17 @@ export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"
 export_bundle saxpy-hang "$in/saxpy-hang.mlir"
+# The examples scheduled by TIRx's own transforms: a script and recipes.
+export_bundle saxpy-tirx "$ex/saxpy.mlir" "$(schedule x saxpy-tirx.transform.mlir)" --transform-interpreter
+tirx=$(dirname "$opt")/tirx
+for recipe in "$ex"/recipes/*.json; do
+  name=recipe-$(basename "$recipe" .json)
+  rm -rf "$out/ws-$name"
+  "$tirx" init "$ex/saxpy.mlir" --workspace "$out/ws-$name" > /dev/null
+  head=$("$tirx" apply v1 --recipe "$recipe" --workspace "$out/ws-$name" --json |
+         sed -n 's/^ *"id": "\(v[0-9]*\)",$/\1/p' | tail -1)
+  "$tirx" show "$head" --workspace "$out/ws-$name" > "$out/$name.mlir"
+  rm -rf "$out/ws-$name"
+  export_bundle "$name" "$out/$name.mlir"
+done
 touch "$out/.stamp"

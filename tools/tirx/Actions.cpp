@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "llvm/ADT/StringExtras.h"
+#include <set>
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -278,6 +279,34 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
   os << json::Value(std::move(c));
   canonical = out;
   return true;
+}
+
+std::string mlir::tirx::checkRecipeOrder(const json::Array &recipe) {
+  // Each transform and the stages it needs before it in the recipe.
+  static const std::pair<const char *, const char *> needs[] = {
+      {"tile_to_threads", "tile_to_blocks"},
+      {"vectorize", "tile_to_threads"},
+      {"map_to_gpu", "tile_to_threads"},
+      {"unroll", "map_to_gpu"},
+  };
+  std::set<std::string> done;
+  for (size_t i = 0; i < recipe.size(); ++i) {
+    const json::Object *action = recipe[i].getAsObject();
+    auto name = action ? action->getString("transform") : std::nullopt;
+    if (!name)
+      return "stage " + std::to_string(i) + ": not an action object";
+    for (auto [what, before] : needs)
+      if (*name == what && !done.count(before))
+        return "stage " + std::to_string(i) + " (" + name->str() +
+               "): needs " + before + " earlier in the recipe (" +
+               (std::string(what) == "unroll"
+                    ? "unroll only after the loops are bound to the GPU"
+                    : std::string(what) + " works on what " + before +
+                          " produces") +
+               ")";
+    done.insert(name->str());
+  }
+  return "";
 }
 
 std::string mlir::tirx::checkScriptPolicy(ModuleOp script,

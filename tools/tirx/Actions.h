@@ -33,6 +33,12 @@ struct ActionError {
 bool buildActionScript(const std::string &action, std::string &script,
                        std::string &canonicalAction, ActionError &error);
 
+/// Checks the order of a recipe (a JSON array of actions) before anything
+/// runs: tile_to_threads after tile_to_blocks, vectorize after
+/// tile_to_threads, map_to_gpu after tile_to_threads, unroll not before
+/// map_to_gpu. Returns "" or "stage N (<transform>): <unmet condition>".
+std::string checkRecipeOrder(const llvm::json::Array &recipe);
+
 /// Checks a transform script against `policy` ("strict" or "open"):
 /// strict allows transform.tirx.* and a vetted list of upstream ops and
 /// refuses anything that reads or writes files, links outside code or runs

@@ -538,7 +538,66 @@ Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
   return commitVersion(ws, entries, e, r.text, signature);
 }
 
+/// A recipe: a JSON array of actions, order-checked, then applied one by
+/// one, each a child of the last.
+Outcome applyRecipe(const Workspace &ws, const Invocation &inv) {
+  std::string path = inv.option("--recipe"), text, error;
+  if (!llvm::StringRef(path).ends_with(".json") &&
+      llvm::sys::fs::exists(ws.path("recipes/" + path + ".json")))
+    path = ws.path("recipes/" + path + ".json");
+  if (!rt::readFile(path, text, error))
+    return refuse(kRefused, "not_found", error);
+  auto parsed = json::parse(text);
+  if (!parsed || !parsed->getAsArray()) {
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    return refuse(kRefused, "bad_action", path + ": a recipe is a JSON array "
+                                                 "of actions");
+  }
+  std::string order = checkRecipeOrder(*parsed->getAsArray());
+  if (!order.empty()) {
+    Outcome out = refuse(kRefused, "bad_order", order);
+    out.hint = "reorder the recipe; tirx schema lists each transform's "
+               "preconditions";
+    return out;
+  }
+  std::string at = inv.positional[0];
+  Outcome last;
+  json::Array versions;
+  std::string text2;
+  for (const json::Value &step : *parsed->getAsArray()) {
+    std::string action;
+    llvm::raw_string_ostream os(action);
+    os << step;
+    std::string script, canonical;
+    ActionError actionError;
+    if (!buildActionScript(action, script, canonical, actionError)) {
+      Outcome out = refuse(kRefused, actionError.code, actionError.message);
+      out.hint = actionError.hint;
+      return out;
+    }
+    last = applyToVersion(ws, at, script, "action",
+                          "recipe " + llvm::sys::path::filename(path).str() +
+                              ": " + canonical,
+                          inv, canonical);
+    if (last.exit != kOk) {
+      last.reason = "stage " + std::to_string(versions.size()) + ": " +
+                    last.reason;
+      last.data["versions"] = std::move(versions);
+      return last;
+    }
+    versions.push_back(last.version);
+    text2 += last.text;
+    at = last.version;
+  }
+  last.text = text2;
+  last.data["versions"] = std::move(versions);
+  return last;
+}
+
 Outcome cmdApply(const Workspace &ws, const Invocation &inv) {
+  if (inv.positional.size() == 1 && inv.has("--recipe"))
+    return applyRecipe(ws, inv);
   if (inv.positional.size() == 1 && inv.has("--action") &&
       !inv.has("--script")) {
     std::string script, canonical;

@@ -28,6 +28,8 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  run a transform script on vN; commit the result
   apply vN --action '{"transform": "vectorize", "params": {"width": 4}}'
                                  the same from an action (tirx schema lists them)
+  apply vN --recipe RECIPE.json|NAME
+                                 a list of actions, order-checked first, each a child
   schema                         the JSON Schema of every action
   log                            the version tree
   show vN                        the payload text of vN (digest verified)
@@ -65,7 +67,7 @@ int main(int argc, char **argv) {
       "--workspace", "--target", "--task", "-m", "--parent", "--script",
       "--session", "--mlir", "--actor", "--reference", "--timeout",
       "--samples", "--seed", "--inputs", "--what", "--device", "--action",
-      "--policy"};
+      "--policy", "--recipe"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {

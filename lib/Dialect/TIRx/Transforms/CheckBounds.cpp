@@ -139,6 +139,7 @@ struct CheckBoundsPass
       pm.addPass(createTIRxLowerVectorTransfers());
       pm.addPass(memref::createFoldMemRefAliasOpsPass());
       pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass()); // guards and accesses share one index
       if (failed(pm.run(*copy))) {
         module.emitError() << "tirx-check-bounds: the payload could not be "
                               "prepared for the analysis";
