@@ -15,6 +15,7 @@ schedule() { # name script
 ex=$src/examples
 in=$src/test/Integration/Inputs
 export_bundle saxpy-ref "$ex/saxpy.mlir" --tirx-map-reference
+export_bundle matmul-ref "$ex/matmul.mlir" --tirx-map-reference
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"
@@ -25,7 +26,9 @@ tirx=$(dirname "$opt")/tirx
 for recipe in "$ex"/recipes/*.json; do
   name=recipe-$(basename "$recipe" .json)
   rm -rf "$out/ws-$name"
-  "$tirx" init "$ex/saxpy.mlir" --workspace "$out/ws-$name" > /dev/null
+  payload=$(basename "$recipe" .json)
+  payload=$ex/${payload%%-*}.mlir   # saxpy-vec4.json -> saxpy.mlir
+  "$tirx" init "$payload" --workspace "$out/ws-$name" > /dev/null
   head=$("$tirx" apply v1 --recipe "$recipe" --workspace "$out/ws-$name" --json |
          sed -n 's/^ *"id": "\(v[0-9]*\)",$/\1/p' | tail -1)
   "$tirx" show "$head" --workspace "$out/ws-$name" > "$out/$name.mlir"

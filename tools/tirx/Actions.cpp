@@ -240,6 +240,25 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
       return false;
     body = "%r0 = transform.tirx.interchange %t permutation " + list(perm) +
            " : (!transform.any_op) -> !transform.any_op";
+  } else if (n == "peel") {
+    body = "%r0, %r1 = transform.tirx.peel %t : (!transform.any_op) -> "
+           "(!transform.any_op, !transform.any_op)";
+  } else if (n == "tile_reduction") {
+    std::vector<int64_t> sizes;
+    if (!needInts("tile_sizes", sizes))
+      return false;
+    body = "%r0, %r1 = transform.tirx.tile_reduction %t tile_sizes " +
+           list(sizes) +
+           " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)";
+  } else if (n == "promote_to_shared") {
+    std::vector<int64_t> operands;
+    if (!needInts("operands", operands))
+      return false;
+    int64_t maxShared = params->getInteger("max_shared_bytes").value_or(49152);
+    body = "%r0 = transform.tirx.promote_to_shared %t operands " +
+           list(operands) + " {max_shared_bytes = " +
+           std::to_string(maxShared) +
+           " : i64} : (!transform.any_op) -> !transform.any_op";
   } else if (n == "remove_barrier") {
     body = "transform.tirx.remove_barrier %t : !transform.any_op";
   } else if (n == "map_to_gpu") {

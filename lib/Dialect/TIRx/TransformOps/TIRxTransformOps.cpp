@@ -21,6 +21,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -28,6 +29,7 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -72,6 +74,17 @@ DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
   if (!hint.isTriviallyEmpty())
     diag.attachNote(op->getLoc()) << "hint: " << hint;
   return diag;
+}
+
+/// A copy into or out of shared memory, fenced by barriers, as a
+/// linalg.copy: the lowering turns it into loops (upstream's memref.copy
+/// would call a host runtime function from device code).
+LogicalResult copyThroughBarriers(OpBuilder &b, Value src, Value dst) {
+  Location loc = src.getLoc();
+  gpu::BarrierOp::create(b, loc);
+  linalg::CopyOp::create(b, loc, src, dst);
+  gpu::BarrierOp::create(b, loc);
+  return success();
 }
 
 /// Sizes near `bad` that divide `extent`, for a hint: "try 2 or 4".
@@ -598,5 +611,199 @@ tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
                   "the kernel uses shared memory (" + tirx::irPath(shared) +
                       "): the barrier may order its accesses");
   rewriter.eraseOp(target);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// peel
+//===----------------------------------------------------------------------===//
+
+void tirx::PeelOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  producesHandle(getOperation()->getOpResults(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure
+tirx::PeelOp::applyToOne(TransformRewriter &rewriter, Operation *target,
+                         ApplyToEachResultList &results,
+                         TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto loop = dyn_cast<scf::ForOp>(target);
+  if (!loop)
+    return reject(self, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not an scf.for");
+  scf::ForOp remainder;
+  if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder)))
+    return reject(self, target, "nothing_to_peel",
+                  "the step divides the loop's range: no partial iteration");
+  results.push_back(loop);
+  results.push_back(remainder);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// tile_reduction
+//===----------------------------------------------------------------------===//
+
+void tirx::TileReductionOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  producesHandle(getOperation()->getOpResults(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure
+tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
+                                  Operation *target,
+                                  ApplyToEachResultList &results,
+                                  TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+  if (!linalgOp)
+    return reject(self, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not a linalg op");
+  ArrayRef<int64_t> sizes = getTileSizes();
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  auto iterators = linalgOp.getIteratorTypesArray();
+  if (sizes.size() > ranges.size() ||
+      llvm::any_of(sizes, [](int64_t s) { return s < 0; }) ||
+      llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return reject(self, target, "invalid_parameter",
+                  "give one non-negative size per loop (" +
+                      Twine(ranges.size()) + " loops), at least one positive");
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    if (size == 0)
+      continue;
+    if (iterators[i] != utils::IteratorType::reduction)
+      return reject(self, target, "not_reduction",
+                    "loop " + Twine(i) + " is parallel",
+                    "tile parallel loops with tile_to_blocks or "
+                    "tile_to_threads");
+    if (!ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
+      return reject(self, target, "not_divisible",
+                    "tile size " + Twine(size) +
+                        " does not divide the extent " + Twine(ranges[i]) +
+                        " of loop " + Twine(i),
+                    divisorsHint(ranges[i], size, 1 << 30, false));
+  }
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(getContext(), sizes));
+  rewriter.setInsertionPoint(target);
+  auto tiled = scf::tileUsingSCF(rewriter, cast<TilingInterface>(target),
+                                 options);
+  if (failed(tiled) || tiled->loops.empty())
+    return reject(self, target, "not_applicable", "tiling failed");
+  if (target->getNumResults())
+    rewriter.replaceOp(target, tiled->replacements);
+  else
+    rewriter.eraseOp(target);
+  results.push_back(tiled->tiledOps.front());
+  results.push_back(tiled->loops.front().getOperation());
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// promote_to_shared
+//===----------------------------------------------------------------------===//
+
+void tirx::PromoteToSharedOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  producesHandle(getOperation()->getOpResults(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure
+tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
+                                    Operation *target,
+                                    ApplyToEachResultList &results,
+                                    TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+  if (!linalgOp)
+    return reject(self, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not a linalg op");
+  if (!insideMapping(target, "block"))
+    return reject(self, target, "bad_order",
+                  "shared memory belongs to a block: the target is not "
+                  "inside a forall mapped to blocks",
+                  "apply tile_to_blocks first");
+  int64_t total = 0;
+  int64_t limit = getMaxSharedBytes();
+  for (int64_t index : getOperands()) {
+    if (index < 0 || index >= int64_t(target->getNumOperands()))
+      return reject(self, target, "invalid_parameter",
+                    "operand " + Twine(index) + " does not exist (the op has " +
+                        Twine(target->getNumOperands()) + ")");
+    Value operand = target->getOperand(index);
+    auto subview = operand.getDefiningOp<memref::SubViewOp>();
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!subview || !type || !type.hasStaticShape() ||
+        !type.getElementType().isIntOrFloat())
+      return reject(self, target, "not_a_tile",
+                    "operand " + Twine(index) +
+                        " is not a static tile (a memref.subview of static "
+                        "shape)",
+                    "tile the op with tile_to_blocks first");
+    total += type.getNumElements() * (type.getElementTypeBitWidth() / 8);
+  }
+  if (total > limit)
+    return reject(self, target, "exceeds_smem",
+                  "the tiles need " + Twine(total) +
+                      " bytes of shared memory; a block has " + Twine(limit),
+                  "use smaller block tiles, or raise max_shared_bytes up to "
+                  "the device's opt-in limit (227 KiB on the H200)");
+  linalg::LinalgPromotionOptions options;
+  options.setOperandsToPromote(getOperands())
+      .setAllocationDeallocationFns(linalg::allocateWorkgroupMemory,
+                                    linalg::deallocateWorkgroupMemory)
+      .setCopyInOutFns(copyThroughBarriers, copyThroughBarriers)
+      .setUseFullTileBuffersByDefault(false)
+      .setUseOriginalSubviewSize(true); // static views: threads can tile them
+  if (failed(linalg::promoteSubviewsPrecondition(target, options)))
+    return reject(self, target, "not_applicable",
+                  "the op's operands cannot be promoted");
+  rewriter.setInsertionPoint(target);
+  // The block's forall: the buffers belong inside it (inside the launch
+  // once mapped), not at the function entry where upstream puts them.
+  scf::ForallOp blockLoop;
+  for (auto f = target->getParentOfType<scf::ForallOp>(); f;
+       f = f->getParentOfType<scf::ForallOp>())
+    if (f.getMapping() && llvm::any_of(*f.getMapping(), [](Attribute a) {
+          return isa<gpu::GPUBlockMappingAttr>(a);
+        }))
+      blockLoop = f;
+  auto func = target->getParentOfType<FunctionOpInterface>();
+  llvm::SmallPtrSet<Operation *, 8> before;
+  if (func)
+    func->walk([&](memref::AllocOp a) { before.insert(a); });
+  FailureOr<linalg::LinalgOp> promoted =
+      linalg::promoteSubViews(rewriter, linalgOp, options);
+  if (failed(promoted))
+    return reject(self, target, "not_applicable", "promotion failed");
+  if (func && blockLoop) {
+    SmallVector<memref::AllocOp> created;
+    func->walk([&](memref::AllocOp a) {
+      if (!before.count(a) && tirx::memorySpaceName(a.getType()) == "workgroup")
+        created.push_back(a);
+    });
+    for (memref::AllocOp a : created)
+      rewriter.moveOpBefore(a, &blockLoop.getBody()->front());
+    // Constant view sizes become static, and the op folds the casts: the
+    // promoted operands have static shapes again.
+    RewritePatternSet patterns(getContext());
+    memref::SubViewOp::getCanonicalizationPatterns(patterns, getContext());
+    memref::CastOp::getCanonicalizationPatterns(patterns, getContext());
+    GreedyRewriteConfig config;
+    config.setListener(
+        static_cast<RewriterBase::Listener *>(rewriter.getListener()));
+    (void)applyPatternsGreedily(blockLoop, std::move(patterns), config);
+  }
+  results.push_back(promoted->getOperation());
   return DiagnosedSilenceableFailure::success();
 }

@@ -14,6 +14,7 @@
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -46,10 +47,41 @@ std::optional<Range> solverRange(DataFlowSolver &solver, Value v) {
   return Range{r.smin().getSExtValue(), r.smax().getSExtValue()};
 }
 
+std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
+                                unsigned depth);
+
+/// An affine expression's range from its operands' ranges (sums and
+/// products by non-negative constants; anything else is unknown).
+std::optional<Range> exprRange(DataFlowSolver &solver, AffineExpr e,
+                               ValueRange dims, ValueRange syms,
+                               unsigned depth) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return Range{c.getValue(), c.getValue()};
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return valueRange(solver, dims[d.getPosition()], depth + 1);
+  if (auto s = dyn_cast<AffineSymbolExpr>(e))
+    return valueRange(solver, syms[s.getPosition()], depth + 1);
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return std::nullopt;
+  if (e.getKind() == AffineExprKind::Add) {
+    auto a = exprRange(solver, bin.getLHS(), dims, syms, depth);
+    auto b = exprRange(solver, bin.getRHS(), dims, syms, depth);
+    if (a && b)
+      return Range{a->lo + b->lo, a->hi + b->hi};
+  }
+  if (e.getKind() == AffineExprKind::Mul)
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      if (c.getValue() >= 0)
+        if (auto a = exprRange(solver, bin.getLHS(), dims, syms, depth))
+          return Range{a->lo * c.getValue(), a->hi * c.getValue()};
+  return std::nullopt;
+}
+
 /// Ranges the analysis gets too wide: an scf.for variable only takes
 /// lb + k * step, so its largest value is below ub by up to step - 1.
 std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
-                                unsigned depth = 0) {
+                                unsigned depth) {
   if (depth > 32)
     return solverRange(solver, v);
   if (auto arg = dyn_cast<BlockArgument>(v))
@@ -72,6 +104,13 @@ std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
       auto b = valueRange(solver, sub.getRhs(), depth + 1);
       if (a && b)
         return Range{a->lo - b->hi, a->hi - b->lo};
+    } else if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+      AffineMap map = apply.getAffineMap();
+      ValueRange operands = apply.getMapOperands();
+      if (auto r = exprRange(solver, map.getResult(0),
+                             operands.take_front(map.getNumDims()),
+                             operands.drop_front(map.getNumDims()), depth))
+        return r;
     } else if (auto mul = dyn_cast<arith::MulIOp>(op)) {
       auto c = getConstantIntValue(mul.getRhs());
       Value other = mul.getLhs();
@@ -90,7 +129,7 @@ std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
 /// The range of an index value, tightened by enclosing
 /// `scf.if (value < bound)` guards.
 std::optional<Range> rangeOf(DataFlowSolver &solver, Value v, Operation *at) {
-  std::optional<Range> found = valueRange(solver, v);
+  std::optional<Range> found = valueRange(solver, v, 0);
   if (!found)
     return std::nullopt;
   Range range = *found;

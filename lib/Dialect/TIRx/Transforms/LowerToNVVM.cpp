@@ -26,6 +26,7 @@
 
 namespace mlir {
 namespace tirx {
+#define GEN_PASS_DEF_TIRXWORKGROUPALLOCS
 #define GEN_PASS_DEF_TIRXLOWERTONVVM
 #include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
 } // namespace tirx
@@ -126,6 +127,7 @@ void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTIRxProveVectorAlignment());
+  pm.addPass(createTIRxWorkgroupAllocs());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSymbolDCEPass());
 }
@@ -158,6 +160,28 @@ LogicalResult mlir::tirx::runPipelineStrictly(
 }
 
 namespace {
+struct WorkgroupAllocsPass
+    : public tirx::impl::TIRxWorkgroupAllocsBase<WorkgroupAllocsPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](gpu::LaunchOp launch) {
+      SmallVector<memref::AllocOp> allocs;
+      launch.getBody().walk([&](memref::AllocOp alloc) {
+        auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+            alloc.getType().getMemorySpace());
+        if (space && space.getValue() == gpu::AddressSpace::Workgroup &&
+            alloc.getType().hasStaticShape() && alloc.getOperands().empty())
+          allocs.push_back(alloc);
+      });
+      for (memref::AllocOp alloc : allocs) {
+        BlockArgument buffer =
+            launch.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
+        alloc.getResult().replaceAllUsesWith(buffer);
+        alloc.erase();
+      }
+    });
+  }
+};
+
 struct LowerToNVVMPass
     : public tirx::impl::TIRxLowerToNVVMBase<LowerToNVVMPass> {
   using Base::Base;

@@ -234,4 +234,106 @@ def TIRx_RemoveBarrierOp : TIRx_TransformOp<"remove_barrier", "gpu.barrier", [{
   let assemblyFormat = "$target attr-dict `:` type($target)";
 }
 
+def TIRx_PeelOp : TIRx_TransformOp<"peel", "scf.for", [{
+  {"params": {"type": "object", "additionalProperties": false, "properties": {}},
+   "preconditions": ["the target is an scf.for whose step does not divide its trip range",
+                     "the main loop then runs whole steps; the remainder is a separate loop"]}
+}]> {
+  let summary = "Peel the last partial iteration of an scf.for";
+  let description = [{
+    Splits the loop into a main loop over whole steps and a remainder loop
+    for the last partial step (`scf::peelForLoopAndSimplifyBounds`), so that
+    the main loop needs no bounds checks.
+
+    ```mlir
+    %main, %rest = transform.tirx.peel %loop
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the main and the remainder loop. Refuses
+    with `not_applicable` (not an scf.for) or `nothing_to_peel` (the step
+    divides the range: there is no partial iteration).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$main,
+                      TransformHandleTypeInterface:$remainder);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+}
+
+def TIRx_TileReductionOp : TIRx_TransformOp<"tile_reduction", "linalg.generic", [{
+  {"params": {"type": "object", "required": ["tile_sizes"], "additionalProperties": false,
+    "properties": {"tile_sizes": {"type": "array", "minItems": 1,
+      "items": {"type": "integer", "minimum": 0},
+      "description": "per loop; non-zero only on reduction loops: each is walked by an scf.for in steps of this size"}}},
+   "preconditions": ["the target is a linalg op",
+                     "only reduction loops get a non-zero size",
+                     "each size divides its loop's static extent"]}
+}]> {
+  let summary = "Tile the reduction loops of a linalg op into scf.for";
+  let description = [{
+    Walks the reduction loops in steps of `tile_sizes` with `scf.for`, each
+    step reducing one tile (a thread accumulating a chunk at a time).
+
+    ```mlir
+    %tiled, %loop = transform.tirx.tile_reduction %matmul tile_sizes [0, 0, 16]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the tiled op and the outermost loop.
+    Refuses with `not_applicable`, `invalid_parameter`, `not_reduction` (a
+    size on a parallel loop: use tile_to_blocks or tile_to_threads) or
+    `not_divisible`.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DenseI64ArrayAttr:$tile_sizes);
+  let results = (outs TransformHandleTypeInterface:$tiled,
+                      TransformHandleTypeInterface:$loop);
+  let assemblyFormat = [{
+    $target `tile_sizes` $tile_sizes attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.generic", [{
+  {"params": {"type": "object", "required": ["operands"], "additionalProperties": false,
+    "properties": {"operands": {"type": "array", "minItems": 1,
+      "items": {"type": "integer", "minimum": 0},
+      "description": "operand numbers of the op whose tiles are staged in shared memory"},
+     "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
+      "description": "the device's shared memory per block (H200: 48 KiB static, 227 KiB opt-in)"}}},
+   "preconditions": ["the target is a linalg op inside a forall mapped to blocks",
+                     "each promoted operand is a static tile (a memref.subview)",
+                     "the tiles together fit in max_shared_bytes"]}
+}]> {
+  let summary = "Stage a block's operand tiles in shared memory";
+  let description = [{
+    Allocates each promoted tile in workgroup memory inside the block's loop,
+    copies it in (and results out) with `gpu.barrier`s around the copies,
+    and makes the op read the shared copy.
+
+    ```mlir
+    %promoted = transform.tirx.promote_to_shared %tile operands [0, 1]
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the op on the promoted buffers. Refuses
+    with `not_applicable`, `bad_order` (not inside a block mapping),
+    `invalid_parameter` (an operand number out of range), `not_a_tile` (an
+    operand that is not a static subview) or `exceeds_smem` (the tiles need
+    more shared memory than `max_shared_bytes`, 48 KiB by default).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DenseI64ArrayAttr:$operands,
+                       DefaultValuedAttr<I64Attr, "49152">:$max_shared_bytes);
+  let results = (outs TransformHandleTypeInterface:$promoted);
+  let assemblyFormat = [{
+    $target `operands` $operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // TIRX_TRANSFORMOPS_TD

@@ -67,6 +67,18 @@ def TIRxLowerVectorTransfers
                            "::mlir::arith::ArithDialect"];
 }
 
+def TIRxWorkgroupAllocs : Pass<"tirx-workgroup-allocs"> {
+  let summary = "Turn shared-memory allocations in a launch into attributions";
+  let description = [{
+    A `memref.alloc` in workgroup memory inside a `gpu.launch` (what
+    promotion to shared memory creates) would lower to a per-thread heap
+    allocation; as a workgroup attribution of the launch it becomes one
+    shared buffer per block. Allocations of static shape move; others stay
+    and fail later with their own diagnostic.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def TIRxProveVectorAlignment
     : Pass<"tirx-prove-vector-alignment"> {
   let summary = "Set alignment on vector.load/store where it is proven";

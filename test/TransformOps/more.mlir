@@ -1,0 +1,97 @@
+// peel, tile_reduction, promote_to_shared: effects and refusals.
+// RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @peel
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4
+// CHECK: scf.for %{{.*}} = %c8 to %c10 step %c4
+func.func @peel(%m: memref<10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c10 = arith.constant 10 : index
+  scf.for %i = %c0 to %c10 step %c4 {
+    %v = memref.load %m[%i] : memref<10xf32>
+    memref.store %v, %m[%i] : memref<10xf32>
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %l = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
+    %a, %b = transform.tirx.peel %l : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @nothing(%m: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  // expected-note @below {{payload op: func @nothing / scf.for#0}}
+  scf.for %i = %c0 to %c8 step %c4 {
+    %v = memref.load %m[%i] : memref<8xf32>
+    memref.store %v, %m[%i] : memref<8xf32>
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %l = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{nothing_to_peel: the step divides the loop's range: no partial iteration}}
+    %a, %b = transform.tirx.peel %l : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<8x16xf32, strided<[64, 1], offset: ?>>, memref<16x8xf32
+func.func @reduce(%a: memref<8x64xf32>, %b: memref<64x8xf32>, %c: memref<8x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x64xf32>, memref<64x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.tirx.tile_reduction %m tile_sizes [0, 0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @not_reduction(%a: memref<8x64xf32>, %b: memref<64x8xf32>, %c: memref<8x8xf32>) {
+  // expected-note @below {{payload op: func @not_reduction / linalg.matmul#0}}
+  linalg.matmul ins(%a, %b : memref<8x64xf32>, memref<64x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_reduction: loop 0 is parallel}}
+    // expected-note @below {{hint: tile parallel loops with tile_to_blocks or tile_to_threads}}
+    %t, %l = transform.tirx.tile_reduction %m tile_sizes [4, 0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @big(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: memref<256x256xf32>) {
+  // expected-note @below {{payload op: func @big / scf.forall#0 (block y, block x) / linalg.matmul#0}}
+  linalg.matmul ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%c : memref<256x256xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [64, 64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{exceeds_smem: the tiles need 131072 bytes of shared memory; a block has 49152}}
+    // expected-note @below {{hint: use smaller block tiles, or raise max_shared_bytes up to the device's opt-in limit (227 KiB on the H200)}}
+    %p = transform.tirx.promote_to_shared %t operands [0, 1] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
