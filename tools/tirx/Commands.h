@@ -60,6 +60,10 @@ struct Outcome {
 /// Runs `inv`; never exits the process.
 Outcome runCommand(const Invocation &inv);
 
+/// `tirx serve`: MCP (JSON-RPC 2.0) over stdin/stdout until EOF.
+int serve(const std::string &workspace, const std::string &actor,
+          const std::string &session);
+
 } // namespace tirx
 } // namespace mlir
 

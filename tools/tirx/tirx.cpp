@@ -42,6 +42,7 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   export --mlir FILE             the whole history as tirx.session
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
+  serve                          MCP (JSON-RPC 2.0) over stdio: the tools of docs/agents.md
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
                                  lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
@@ -104,6 +105,8 @@ int main(int argc, char **argv) {
     return kUsage;
   }
 
+  if (inv.command == "serve")
+    return serve(inv.workspace, inv.actor, inv.session);
   Outcome out = runCommand(inv);
   if (inv.json && inv.command == "schema") {
     llvm::outs() << out.text;
