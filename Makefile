@@ -27,6 +27,12 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	else echo "deps: all Debian packages present"; fi
+	@# The MCP test's client: the official TypeScript SDK from the npm registry.
+	@if command -v npm > /dev/null && [ ! -d test/MCP/node_modules/@modelcontextprotocol/sdk ]; then \
+	  echo "deps: npm install (test/MCP)"; \
+	  (cd test/MCP && npm install --no-audit --no-fund --silent) || \
+	    echo "deps: npm install failed: the MCP client test will be UNSUPPORTED"; \
+	fi
 	@if [ ! -x $(CUDA_HOME)/bin/ptxas ]; then \
 	  echo "deps: $(CUDA_HOME)/bin/ptxas not found."; \
 	  echo "      Install the CUDA 13 toolkit (NVIDIA's cuda-toolkit-13-0 package) so that"; \

@@ -12,7 +12,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "TIRx"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "lit_cuda.py",
+config.excludes = ["Inputs", "Unit", "node_modules", "client.mjs", "package.json", "package-lock.json", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "lit_cuda.py",
                    "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tirx_obj_root, "test")
@@ -36,6 +36,11 @@ tools = [ToolSubst("tirx-opt", unresolved="fatal"),
          ToolSubst("tirx-run", unresolved="fatal"),
          ToolSubst("tirx", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.tirx_tools_dir])
+
+import shutil
+if shutil.which("node") and os.path.isdir(os.path.join(
+        config.tirx_src_root, "test", "MCP", "node_modules", "@modelcontextprotocol", "sdk")):
+    config.available_features.add("mcp-sdk")
 
 if os.path.exists(os.path.join(config.cuda_home, "bin", "ptxas")):
     config.available_features.add("ptxas")

@@ -1,0 +1,176 @@
+"""The Python API and the agent loop on saxpy, without a GPU (compile-only
+feedback). Run by `make check` (python3 -m unittest)."""
+import http.server
+import json
+import os
+import sys
+import tempfile
+import threading
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+from tirx import (GreedyPolicy, HarnessAgent, HarnessError, LLMPolicy,  # noqa: E402
+                  MCPClient, Observation, RandomPolicy, TIRxContext, prompt_payload)
+
+SAXPY = os.path.join(ROOT, "examples", "saxpy.mlir")
+
+
+class ContextTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.ctx = TIRxContext(backend="cuda", target="sm_90",
+                               workspace_dir=os.path.join(self.dir, "ws"))
+
+    def tearDown(self):
+        self.ctx.close()
+
+    def test_commit_read_apply_reject_diff(self):
+        v1 = self.ctx.commit_ir(SAXPY, message="seed")
+        self.assertEqual(v1, "v1")
+        self.assertIn("linalg.generic", self.ctx.read_ir(v1))
+        r = self.ctx.apply(v1, "tile_to_blocks", {"tile_sizes": [1024]})
+        self.assertTrue(r.ok)
+        self.assertEqual(r.new_version, "v2")
+        bad = self.ctx.apply(r.new_version, "vectorize", {"width": 4})
+        self.assertFalse(bad.ok)
+        self.assertEqual(bad.rejection.code, "bad_order")
+        self.assertEqual(bad.rejection.hint, "apply tile_to_threads first")
+        self.assertIn("linalg.generic", bad.rejection.payload_op)
+        again = self.ctx.apply(r.new_version, "vectorize", {"width": 4})
+        self.assertTrue(again.deduplicated)
+        unknown = self.ctx.apply(v1, "teleport", {})
+        self.assertEqual(unknown.rejection.code, "unknown_transform")
+        diff = self.ctx.diff(v1, r.new_version)
+        self.assertTrue(any("loop added" in line for line in diff["summary"]))
+        self.assertIn("tile_to_blocks",
+                      [s["title"] for s in self.ctx.action_schema()["oneOf"]])
+
+    def test_run_without_gpu_is_compile_only(self):
+        if os.path.exists("/dev/nvidia0"):
+            self.skipTest("a GPU is present")
+        v1 = self.ctx.commit_ir(SAXPY)
+        v = v1
+        for transform, params in [("tile_to_blocks", {"tile_sizes": [1024]}),
+                                  ("tile_to_threads", {"elements_per_thread": [4]}),
+                                  ("vectorize", {"width": 4}),
+                                  ("map_to_gpu", {"block_dims": [256]})]:
+            v = self.ctx.apply(v, transform, params).new_version
+        feedback = self.ctx.run(v)
+        self.assertEqual(feedback["compile_status"], "ok")
+        self.assertEqual(feedback["launch_status"], "no_device")
+        self.assertIn("align 16", self.ctx.summarize(v))
+        session = self.ctx.export_session(os.path.join(self.dir, "session.json"))
+        self.assertEqual(session["final_ir_version"], "v1")
+        self.assertEqual(len(session["steps"]), 4)
+
+    def test_bad_input_never_kills_the_server(self):
+        v1 = self.ctx.commit_ir(SAXPY)
+        with self.assertRaises(HarnessError) as e:
+            self.ctx.read_ir("../../etc/passwd")
+        self.assertEqual(e.exception.data["error"]["code"], "unknown_version")
+        with self.assertRaises(HarnessError) as e:
+            self.ctx._client.request("no/such/method")
+        self.assertEqual(e.exception.code, -32601)
+        # A malformed line: the server answers with a parse error, then goes on.
+        self.ctx._client._proc.stdin.write("{not json\n")
+        self.ctx._client._proc.stdin.flush()
+        reply = json.loads(self.ctx._client._proc.stdout.readline())
+        self.assertEqual(reply["error"]["code"], -32700)
+        self.assertIn("linalg.generic", self.ctx.read_ir(v1))
+        with self.assertRaises(ValueError):
+            TIRxContext(enable_audit=False)
+
+
+class AgentTest(unittest.TestCase):
+    def test_greedy_reaches_4_wide_in_8_steps(self):
+        d = tempfile.mkdtemp()
+        with TIRxContext(workspace_dir=os.path.join(d, "ws")) as ctx:
+            v1 = ctx.commit_ir(SAXPY)
+            result = HarnessAgent(GreedyPolicy(), ctx).run(v1, steps=8)
+            final = result["final_version"]
+            summary = ctx.summarize(final)
+            self.assertIn("grid 65536x1x1, block 256x1x1", summary)
+            self.assertIn("load x: 16 B, contiguous, align 16", summary)
+            self.assertLessEqual(len(result["history"]), 8)
+            # The same kernel as the 4-wide recipe: the same speed on a GPU.
+            recipe = ctx.apply(v1, "tile_to_blocks", {"tile_sizes": [1024]})
+            self.assertTrue(recipe.deduplicated)
+
+    def test_random_policy_is_seeded_and_survives_refusals(self):
+        d = tempfile.mkdtemp()
+        with TIRxContext(workspace_dir=os.path.join(d, "ws")) as ctx:
+            v1 = ctx.commit_ir(SAXPY)
+            a = HarnessAgent(RandomPolicy(seed=3), ctx).run(v1, steps=4)
+            plans = [h["plan"] for h in a["history"]]
+            self.assertEqual(len(plans), 4)
+            b = [RandomPolicy(seed=3).plan(None, ctx.action_schema()).__dict__]
+            self.assertEqual(b[0], plans[0])
+
+    def test_prompt_payload_keeps_its_budget(self):
+        obs = Observation("v3", "line\n" * 50,
+                          {"bottleneck": "narrow_global_access", "duration_us": 235.0,
+                           "resource_estimate": {"registers_per_thread": 18}},
+                          {}, ["vector width 1 -> 4"],
+                          [{"plan": "p%d" % i, "ok": i % 2 == 0, "outcome": "x" * 40}
+                           for i in range(100)])
+        text = prompt_payload(obs, budget=500)
+        self.assertLessEqual(len(text), 500)
+        self.assertTrue(text.startswith("version v3\nbottleneck: narrow_global_access"))
+
+
+class ChatHandler(http.server.BaseHTTPRequestHandler):
+    replies, requests = [], []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        ChatHandler.requests.append({"path": self.path, "body": body,
+                                     "auth": self.headers.get("Authorization")})
+        content = ChatHandler.replies.pop(0)
+        data = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                    "content": content}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+class LLMPolicyTest(unittest.TestCase):
+    def test_chat_completions_protocol(self):
+        server = http.server.HTTPServer(("127.0.0.1", 0), ChatHandler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        ChatHandler.replies = [
+            'First tile to blocks: {"transform": "tile_to_blocks", "params": {"tile_sizes": [1024]}}',
+            '{"transform": "vectorize", "params": {"width": 4}}',
+            '{"done": true}']
+        ChatHandler.requests = []
+        d = tempfile.mkdtemp()
+        url = "http://127.0.0.1:%d/v1" % server.server_address[1]
+        with TIRxContext(workspace_dir=os.path.join(d, "ws")) as ctx:
+            v1 = ctx.commit_ir(SAXPY)
+            policy = LLMPolicy(url=url, model="test-model", key="secret")
+            result = HarnessAgent(policy, ctx).run(v1, steps=5)
+        server.shutdown()
+        self.assertEqual(len(ChatHandler.requests), 3)
+        first = ChatHandler.requests[0]
+        self.assertEqual(first["path"], "/v1/chat/completions")
+        self.assertEqual(first["auth"], "Bearer secret")
+        self.assertEqual(first["body"]["model"], "test-model")
+        self.assertEqual([m["role"] for m in first["body"]["messages"]], ["system", "user"])
+        self.assertIn("version v1", first["body"]["messages"][1]["content"])
+        # The refusal of the second action reaches the third prompt.
+        third = ChatHandler.requests[2]["body"]["messages"][1]["content"]
+        self.assertIn("rejected:", third)
+        self.assertIn("bad_order", third)
+        self.assertEqual(result["history"][0]["ok"], True)
+        self.assertEqual(result["history"][1]["ok"], False)
+
+
+if __name__ == "__main__":
+    unittest.main()

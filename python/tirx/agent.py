@@ -1,0 +1,202 @@
+"""The agent loop: observe -> plan -> apply -> run, with pluggable policies."""
+import json
+import os
+import random
+import re
+import urllib.request
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+
+@dataclass
+class Plan:
+    transform: str
+    params: dict
+    target: Optional[str] = None
+
+    def key(self):
+        return json.dumps([self.transform, self.params, self.target], sort_keys=True)
+
+
+@dataclass
+class Observation:
+    version: str
+    summary: str
+    feedback: dict
+    views: dict
+    last_diff: List[str] = field(default_factory=list)
+    tried: List[dict] = field(default_factory=list)  # {plan, ok, outcome}
+
+
+def prompt_payload(obs, budget=2000):
+    """The compact text an LLM sees, at most `budget` characters: the
+    bottleneck and its figures, the resources, the last diff, the rejected
+    and tried candidates. Lines are dropped from the end of each section,
+    never truncated mid-figure, so the most important stay."""
+    fb = obs.feedback or {}
+    res = fb.get("resource_estimate") or {}
+    sections = [
+        ["version %s" % obs.version,
+         "bottleneck: %s %s" % (fb.get("bottleneck", "unknown"), fb.get("bottleneck_reason", "")),
+         "where: %s" % fb.get("bottleneck_location", ""),
+         "status: compile %s, launch %s, correctness %s" % (
+             fb.get("compile_status"), fb.get("launch_status"), fb.get("correctness")),
+         "time: median %s us over %s samples; bandwidth %s of copy" % (
+             fb.get("duration_us"), fb.get("sample_count"), fb.get("bandwidth_utilization"))],
+        ["resources: %s registers, %s B shared, %s B spilled, occupancy %s" % (
+            res.get("registers_per_thread"), res.get("shared_mem_bytes"),
+            res.get("spill_bytes"), fb.get("theoretical_occupancy"))],
+        ["IR: " + line for line in obs.summary.strip().splitlines()],
+        ["last diff: " + d for d in obs.last_diff],
+        ["rejected: %s -> %s" % (t["plan"], t["outcome"]) for t in obs.tried if not t["ok"]],
+        ["tried: %s -> %s" % (t["plan"], t["outcome"]) for t in obs.tried if t["ok"]],
+    ]
+    out, used = [], 0
+    for section in sections:
+        for line in section:
+            if used + len(line) + 1 > budget:
+                break
+            out.append(line)
+            used += len(line) + 1
+    return "\n".join(out)
+
+
+class GreedyPolicy:
+    """Reads the views and the bottleneck and takes the next step of the
+    classic schedule for an elementwise payload: blocks, threads, 16-byte
+    vectors, GPU mapping. Rejections steer it (a hint's width or sizes)."""
+
+    def plan(self, obs, schema):
+        tried = {t["plan"] for t in obs.tried}
+        bind = obs.views.get("thread_binding", {})
+        loops = obs.views.get("loop_structure", {}).get("loops", [])
+        mapped = bind.get("mapped_loops", [])
+        launched = bool(bind.get("launches"))
+        block_loops = [m for m in mapped if any(x.startswith("block") for x in m["mapping"])]
+        thread_loops = [m for m in mapped if any(x.startswith("thread") for x in m["mapping"])]
+        vectorized = "vector" in obs.summary and "align 16" in obs.summary
+
+        def first_untried(candidates):
+            for c in candidates:
+                if c.key() not in tried:
+                    return c
+            return None
+
+        if not launched and not block_loops:
+            extents = [a["extent"] for l in loops if l["kind"].startswith("linalg")
+                       for a in l["axes"]]
+            extent = next((e for e in extents if isinstance(e, int)), None)
+            sizes = [s for s in (1024, 512, 256) if extent and extent % s == 0]
+            return first_untried([Plan("tile_to_blocks", {"tile_sizes": [s]}) for s in sizes])
+        if not launched and not thread_loops:
+            return first_untried([Plan("tile_to_threads", {"elements_per_thread": [e]})
+                                  for e in (4, 2, 1, 8)])
+        if not launched and not vectorized:
+            widths = [4, 2]
+            for t in obs.tried:
+                m = re.search(r"try width (\d+)", t["outcome"])
+                if m:
+                    widths.insert(0, int(m.group(1)))
+            return first_untried([Plan("vectorize", {"width": w}) for w in widths]) \
+                or first_untried([Plan("map_to_gpu", {"block_dims": [thread_loops[0]["iterations"]]})])
+        if not launched:
+            threads = thread_loops[0]["iterations"] if thread_loops else 256
+            return first_untried([Plan("map_to_gpu", {"block_dims": [threads]})])
+        return None  # launched with wide accesses: nothing left in this schedule
+
+
+class RandomPolicy:
+    """Random actions from the schema (a baseline and a search seed)."""
+
+    def __init__(self, seed=0):
+        self.rng = random.Random(seed)
+
+    def plan(self, obs, schema):
+        choice = self.rng.choice(schema["oneOf"])
+        name = choice["properties"]["transform"]["const"]
+        props = choice["properties"]["params"].get("properties", {})
+        params = {}
+        for key in choice["properties"]["params"].get("required", []):
+            spec = props[key]
+            if "enum" in spec:
+                params[key] = self.rng.choice(spec["enum"])
+            elif spec.get("type") == "array":
+                params[key] = [self.rng.choice([1, 2, 4, 16, 256, 1024])]
+            else:
+                lo, hi = spec.get("minimum", 1), min(spec.get("maximum", 64), 64)
+                params[key] = self.rng.randint(lo, hi)
+        return Plan(name, params)
+
+
+class LLMPolicy:
+    """Asks any OpenAI-compatible chat-completions endpoint for the next
+    action. URL, model and key come from TIRX_LLM_URL, TIRX_LLM_MODEL and
+    TIRX_LLM_KEY (or the arguments). The reply must contain one JSON object
+    {"transform": ..., "params": {...}} or {"done": true}."""
+
+    SYSTEM = ("You optimize a GPU kernel through a harness. Answer with one JSON "
+              "object: an action {\"transform\": NAME, \"params\": {...}, "
+              "\"target\": {\"op\": OP}} from the schema, or {\"done\": true}.")
+
+    def __init__(self, url=None, model=None, key=None, budget=2000, timeout=60):
+        self.url = url or os.environ.get("TIRX_LLM_URL", "http://localhost:8000/v1")
+        self.model = model or os.environ.get("TIRX_LLM_MODEL", "default")
+        self.key = key or os.environ.get("TIRX_LLM_KEY", "")
+        self.budget, self.timeout = budget, timeout
+
+    def plan(self, obs, schema):
+        names = [s["properties"]["transform"]["const"] for s in schema["oneOf"]]
+        user = (prompt_payload(obs, self.budget) + "\nactions: " + ", ".join(names) +
+                "\nschema: " + json.dumps({s["title"]: s["properties"]["params"]
+                                          for s in schema["oneOf"]})[:4000])
+        body = json.dumps({"model": self.model, "temperature": 0,
+                           "messages": [{"role": "system", "content": self.SYSTEM},
+                                        {"role": "user", "content": user}]}).encode()
+        request = urllib.request.Request(self.url.rstrip("/") + "/chat/completions", data=body,
+                                         headers={"Content-Type": "application/json"})
+        if self.key:
+            request.add_header("Authorization", "Bearer " + self.key)
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            reply = json.load(response)
+        content = reply["choices"][0]["message"]["content"]
+        match = re.search(r"\{.*\}", content, re.S)
+        if not match:
+            return None
+        action = json.loads(match.group(0))
+        if action.get("done"):
+            return None
+        target = (action.get("target") or {}).get("op")
+        return Plan(action["transform"], action.get("params", {}), target)
+
+
+class HarnessAgent:
+    """observe -> plan -> apply -> run for at most `steps` steps."""
+
+    def __init__(self, policy, ctx, views=("thread_binding", "loop_structure")):
+        self.policy, self.ctx, self.views = policy, ctx, views
+
+    def observe(self, version, feedback, last_diff, tried):
+        views = {w: self.ctx.view(version, w) for w in self.views}
+        return Observation(version, self.ctx.summarize(version), feedback, views,
+                           last_diff, tried)
+
+    def run(self, version, steps=8, profile_rounds=None):
+        schema = self.ctx.action_schema()
+        feedback = self.ctx.run(version, profile_rounds)
+        tried, last_diff, history = [], [], []
+        for step in range(steps):
+            obs = self.observe(version, feedback, last_diff, tried)
+            plan = self.policy.plan(obs, schema)
+            if plan is None:
+                break
+            result = self.ctx.apply(version, plan.transform, plan.params, plan.target)
+            outcome = result.new_version if result.ok else str(result.rejection)
+            tried.append({"plan": plan.key(), "ok": result.ok, "outcome": outcome})
+            history.append({"step": step, "from": version, "plan": plan.__dict__,
+                            "ok": result.ok, "outcome": outcome})
+            if not result.ok:
+                continue
+            last_diff = self.ctx.diff(version, result.new_version).get("summary", [])
+            version = result.new_version
+            feedback = self.ctx.run(version, profile_rounds)
+        return {"final_version": version, "feedback": feedback, "history": history}

@@ -1,0 +1,159 @@
+"""TIRxContext: the seed's API over the harness."""
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .client import HarnessError, MCPClient
+
+
+@dataclass
+class Rejection:
+    """Why the harness refused a request (the same fields as the audit log)."""
+    code: str
+    message: str
+    hint: str = ""
+    payload_op: str = ""
+    location: str = ""
+
+    @classmethod
+    def from_error(cls, error):
+        e = (error.data or {}).get("error", {})
+        return cls(e.get("code", "error"), e.get("message", str(error)),
+                   e.get("hint", ""), e.get("payload_op", ""), e.get("location", ""))
+
+    def __str__(self):
+        text = "%s: %s" % (self.code, self.message)
+        if self.hint:
+            text += " (hint: %s)" % self.hint
+        return text
+
+
+@dataclass
+class ApplyResult:
+    ok: bool
+    new_version: Optional[str] = None
+    rejection: Optional[Rejection] = None
+    deduplicated: bool = False
+    reason: str = field(default="")
+
+
+class TIRxContext:
+    """A workspace of versions, driven through `tirx serve`.
+
+    `backend` is "cuda" (the only one); `target` the chip; every request is
+    recorded in the workspace's audit log (it cannot be turned off:
+    enable_audit=False is refused rather than silently ignored).
+    """
+
+    def __init__(self, backend="cuda", target="sm_90", workspace_dir="./tirx-workspace",
+                 enable_audit=True, tirx=None, actor=None, session=None):
+        if backend != "cuda":
+            raise ValueError("backend %r: TIRx lowers to CUDA (NVVM/PTX) only" % backend)
+        if not enable_audit:
+            raise ValueError("the workspace audits every request; it cannot be disabled")
+        self.backend, self.target = backend, target
+        self.workspace_dir = os.path.abspath(workspace_dir)
+        self._client = MCPClient(self.workspace_dir, tirx=tirx, actor=actor, session=session)
+
+    # -- versions ---------------------------------------------------------
+    def commit_ir(self, ir, message="", parent=None):
+        """Records MLIR text (or a path to it); the first commit starts the
+        workspace. Returns the new version id."""
+        if os.path.isfile(ir):
+            with open(ir) as f:
+                ir = f.read()
+        args = {"ir": ir}
+        if message:
+            args["message"] = message
+        if parent is None and os.path.exists(os.path.join(self.workspace_dir, "workspace.json")):
+            parent = self.head()
+        if parent:
+            args["parent"] = parent
+        return self._client.call("commit_ir", **args)["version"]["id"]
+
+    def read_ir(self, version):
+        return self._client.call("read_ir", version=version)["ir"]
+
+    def head(self):
+        return self._client.call("log")["head"]
+
+    def log(self):
+        return self._client.call("log")
+
+    def checkout(self, version):
+        return self._client.call("checkout", version=version)["head"]
+
+    # -- acting -----------------------------------------------------------
+    def apply(self, version_id, transform, params=None, target=None, message=None):
+        """Applies an action; returns ApplyResult with the new version or the
+        rejection (code, message, hint, payload op)."""
+        action = {"transform": transform, "params": params or {}}
+        if target:
+            action["target"] = {"op": target}
+        args = {"version": version_id, "action": action}
+        if message:
+            args["message"] = message
+        return self._apply(args)
+
+    def apply_script(self, version_id, script, policy="strict"):
+        return self._apply({"version": version_id, "script": script, "policy": policy})
+
+    def _apply(self, args):
+        try:
+            out = self._client.call("apply", **args)
+            return ApplyResult(True, out["version"]["id"],
+                               deduplicated=bool(out.get("deduplicated")))
+        except HarnessError as e:
+            rejection = Rejection.from_error(e)
+            return ApplyResult(False, rejection=rejection, reason=str(rejection),
+                               deduplicated=bool((e.data or {}).get("deduplicated")))
+
+    def action_schema(self):
+        return self._client.call("action_schema")
+
+    # -- seeing and measuring ---------------------------------------------
+    def view(self, version, what):
+        return self._client.call("view", version=version, what=what)["view"]
+
+    def summarize(self, version):
+        return self._client.call("summarize", version=version)["view"]["text"]
+
+    def diff(self, a, b):
+        return self._client.call("diff", **{"from": a, "to": b})
+
+    def run(self, version_id, profile_rounds=None, timeout=None):
+        """Lowers, bundles and runs the version against its seed's reference.
+        Returns the feedback dict; without a GPU it is compile-only
+        (compile_status, launch_status "no_device")."""
+        args = {"version": version_id}
+        if profile_rounds:
+            args["samples"] = int(profile_rounds)
+        if timeout:
+            args["timeout"] = int(timeout)
+        try:
+            return self._client.call("run", **args)["feedback"]
+        except HarnessError as e:
+            data = e.data or {}
+            if "feedback" in data and isinstance(data["feedback"], dict):
+                return data["feedback"]
+            feedback_file = data.get("feedback")
+            if isinstance(feedback_file, str) and os.path.exists(feedback_file):
+                import json
+                with open(feedback_file) as f:
+                    return json.load(f)
+            raise
+
+    def export_session(self, path):
+        import json
+        self._client.call("export_session", path=os.path.abspath(path))
+        with open(path) as f:
+            return json.load(f)
+
+    def close(self):
+        self._client.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
