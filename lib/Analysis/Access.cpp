@@ -351,19 +351,22 @@ static std::string stepName(Operation *op) {
     if (auto forall = dyn_cast<scf::ForallOp>(op))
       if (auto mapping = forall.getMapping()) {
         std::vector<std::string> parts;
-        for (Attribute a : *mapping) {
-          std::string text;
-          llvm::raw_string_ostream os(text);
-          a.print(os);
-          llvm::StringRef t(text);
-          t.consume_front("#gpu.");
-          auto [kind, rest] = t.split('<');
-          parts.push_back((kind + " " + rest.rtrim('>')).str());
-        }
+        for (Attribute a : *mapping)
+          parts.push_back(mappingName(a));
         name += " (" + llvm::join(parts, ", ") + ")";
       }
   }
   return name;
+}
+
+std::string mlir::tirx::mappingName(Attribute mapping) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mapping.print(os);
+  llvm::StringRef t(text);
+  t.consume_front("#gpu.");
+  auto [kind, rest] = t.split('<');
+  return (kind + " " + rest.rtrim('>')).str();
 }
 
 std::string mlir::tirx::irPath(Operation *op) {

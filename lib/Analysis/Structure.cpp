@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Analysis/Structure.h"
+#include "tirx/Analysis/Access.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -22,16 +23,8 @@ static std::string mappingText(ArrayAttr mapping) {
   if (!mapping)
     return "";
   std::vector<std::string> parts;
-  for (Attribute a : mapping) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    a.print(os);
-    // "#gpu.block<x>" -> "block x"
-    llvm::StringRef t(text);
-    t.consume_front("#gpu.");
-    auto [kind, rest] = t.split('<');
-    parts.push_back((kind + " " + rest.rtrim('>')).str());
-  }
+  for (Attribute a : mapping)
+    parts.push_back(mappingName(a));
   return llvm::join(parts, ", ");
 }
 
@@ -43,23 +36,6 @@ static int64_t product(ArrayRef<std::optional<int64_t>> values) {
     p *= *v;
   }
   return p;
-}
-
-static std::string spaceOf(MemRefType type) {
-  Attribute space = type.getMemorySpace();
-  if (!space)
-    return "global";
-  if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space)) {
-    switch (gpuSpace.getValue()) {
-    case gpu::AddressSpace::Workgroup: return "workgroup";
-    case gpu::AddressSpace::Private: return "private";
-    case gpu::AddressSpace::Global: return "global";
-    }
-  }
-  if (auto n = dyn_cast<IntegerAttr>(space))
-    return n.getInt() == 3 ? "workgroup" : n.getInt() == 5 ? "private"
-                                                           : "global";
-  return "other";
 }
 
 StructureSummary mlir::tirx::summarizeStructure(ModuleOp module) {
@@ -109,9 +85,9 @@ StructureSummary mlir::tirx::summarizeStructure(ModuleOp module) {
     } else if (isa<gpu::BarrierOp>(op)) {
       s.barriers++;
     } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      s.buffersBySpace[spaceOf(alloc.getType())]++;
+      s.buffersBySpace[memorySpaceName(alloc.getType())]++;
     } else if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
-      s.buffersBySpace[spaceOf(alloca.getType())]++;
+      s.buffersBySpace[memorySpaceName(alloca.getType())]++;
     }
     VectorType vector;
     if (auto r = dyn_cast<vector::TransferReadOp>(op))

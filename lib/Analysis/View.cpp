@@ -76,16 +76,6 @@ std::string bufferName(Value root) {
   return irPath(root.getDefiningOp());
 }
 
-std::string mappingOf(Attribute a) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  a.print(os);
-  llvm::StringRef t(text);
-  t.consume_front("#gpu.");
-  auto [kind, rest] = t.split('<');
-  return (kind + " " + rest.rtrim('>')).str();
-}
-
 json::Object base(Operation *op) {
   return json::Object{{"path", irPath(op)}, {"loc", locationText(op->getLoc())}};
 }
@@ -221,7 +211,7 @@ json::Object loopStructure(const ViewInputs &in) {
            llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
                      forall.getMixedStep())) {
         std::string m = mapping && i < mapping->size()
-                            ? mappingOf((*mapping)[i])
+                            ? mappingName((*mapping)[i])
                             : "none";
         axis(prefix + "_" + std::to_string(i), getConstantIntValue(lb),
              getConstantIntValue(ub), getConstantIntValue(st), "parallel", m);
@@ -322,7 +312,7 @@ json::Object threadBinding(const ViewInputs &in) {
       return;
     json::Array ms;
     for (Attribute a : *mapping)
-      ms.push_back(mappingOf(a));
+      ms.push_back(mappingName(a));
     json::Object entry = base(forall);
     entry["mapping"] = std::move(ms);
     entry["iterations"] = number(tripsOf(forall));

@@ -1,17 +1,17 @@
 // A matmul with shared-memory tiles: shared bytes, barriers, bank conflicts.
-// RUN: tirx-opt %S/Inputs/matmul-shared.mlir --tirx-view=what=memory_footprint -o /dev/null | FileCheck %s --check-prefix=MEM
+// RUN: tirx-opt %S/Inputs/matmul-shared.mlir --tirx-view=what=memory_footprint -o /dev/null | FileCheck %s 
 // RUN: tirx-opt %S/Inputs/matmul-shared.mlir --tirx-view=what=access_pattern -o /dev/null | FileCheck %s --check-prefix=ACC
 // RUN: tirx-opt %S/Inputs/matmul-shared.mlir --tirx-view=what=roofline -o /dev/null | FileCheck %s --check-prefix=ROOF
 
-// MEM: "barriers": 2,
-// MEM: "bytes": 1024,
-// MEM-NEXT: "element_type": "f32",
-// MEM-NEXT: "kind": "allocation",
-// MEM: "space": "workgroup",
-// MEM: "bytes_read": 524288,
-// MEM-NEXT: "bytes_written": 262144,
-// MEM-NEXT: "compiled": "unknown",
-// MEM: "shared_bytes_per_block": 3072,
+// CHECK: "barriers": 2,
+// CHECK: "bytes": 1024,
+// CHECK-NEXT: "element_type": "f32",
+// CHECK-NEXT: "kind": "allocation",
+// CHECK: "space": "workgroup",
+// CHECK: "bytes_read": 524288,
+// CHECK-NEXT: "bytes_written": 262144,
+// CHECK-NEXT: "compiled": "unknown",
+// CHECK: "shared_bytes_per_block": 3072,
 
 // The transposed staging store and load conflict 16 ways; the tile reads do not.
 // ACC: "buffer": "A",

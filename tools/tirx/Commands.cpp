@@ -1228,6 +1228,17 @@ Outcome cmdFsck(const Workspace &ws, const Invocation &) {
 }
 } // namespace
 
+json::Object mlir::tirx::rejectionJSON(const Outcome &out) {
+  json::Object error{{"code", out.code}, {"message", out.reason}};
+  if (!out.hint.empty())
+    error["hint"] = out.hint;
+  if (!out.payloadOp.empty())
+    error["payload_op"] = out.payloadOp;
+  if (!out.payloadLoc.empty())
+    error["location"] = out.payloadLoc;
+  return error;
+}
+
 Outcome mlir::tirx::runCommand(const Invocation &inv) {
   auto started = std::chrono::steady_clock::now();
   Outcome out;

@@ -57,6 +57,10 @@ struct Outcome {
   std::string version;
 };
 
+/// The rejection of a refused outcome as JSON: {code, message, hint?,
+/// payload_op?, location?}.
+llvm::json::Object rejectionJSON(const Outcome &out);
+
 /// Runs `inv`; never exits the process.
 Outcome runCommand(const Invocation &inv);
 

@@ -197,16 +197,8 @@ json::Object callTool(const std::string &workspace, const std::string &actor,
     std::remove(tempFile.c_str());
   json::Object result = std::move(out.data);
   result["ok"] = out.exit == kOk;
-  if (!out.code.empty()) {
-    json::Object error{{"code", out.code}, {"message", out.reason}};
-    if (!out.hint.empty())
-      error["hint"] = out.hint;
-    if (!out.payloadOp.empty())
-      error["payload_op"] = out.payloadOp;
-    if (!out.payloadLoc.empty())
-      error["location"] = out.payloadLoc;
-    result["error"] = std::move(error);
-  }
+  if (!out.code.empty())
+    result["error"] = rejectionJSON(out);
   if (out.exit != kOk) {
     // -32602 for a malformed call, -32001 for a harness refusal, -32003 for
     // a damaged workspace; the data is the rejection.

@@ -113,16 +113,8 @@ int main(int argc, char **argv) {
   } else if (inv.json) {
     llvm::json::Object o = std::move(out.data);
     o["ok"] = out.exit == kOk;
-    if (!out.code.empty()) {
-      llvm::json::Object error{{"code", out.code}, {"message", out.reason}};
-      if (!out.hint.empty())
-        error["hint"] = out.hint;
-      if (!out.payloadOp.empty())
-        error["payload_op"] = out.payloadOp;
-      if (!out.payloadLoc.empty())
-        error["location"] = out.payloadLoc;
-      o["error"] = std::move(error);
-    }
+    if (!out.code.empty())
+      o["error"] = rejectionJSON(out);
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(o)))
                  << "\n";
   } else {

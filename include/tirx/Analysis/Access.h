@@ -61,6 +61,9 @@ std::vector<AccessInfo> collectAccesses(Operation *scope);
 /// assume_alignment, ...).
 Value accessRoot(Value value);
 
+/// "block x" for #gpu.block<x>, "thread y" for #gpu.thread<y>, ...
+std::string mappingName(Attribute mapping);
+
 /// "global", "workgroup", "private" or "other".
 std::string memorySpaceName(Type memrefType);
 

@@ -163,9 +163,7 @@ struct CheckBoundsPass
     : public mlir::tirx::impl::TIRxCheckBoundsBase<CheckBoundsPass> {
   void getDependentDialects(DialectRegistry &registry) const override {
     OpPassManager pm(ModuleOp::getOperationName());
-    pm.addPass(createConvertLinalgToLoopsPass());
-    pm.addPass(createTIRxLowerVectorTransfers());
-    pm.addPass(memref::createFoldMemRefAliasOpsPass());
+    buildAnalysisFormPipeline(pm);
     pm.getDependentDialects(registry);
   }
 
@@ -173,12 +171,9 @@ struct CheckBoundsPass
     ModuleOp module = getOperation();
     OwningOpRef<ModuleOp> copy = module.clone();
     {
+      // CSE (in the analysis form) lets guards and accesses share an index.
       PassManager pm(&getContext(), ModuleOp::getOperationName());
-      pm.addPass(createConvertLinalgToLoopsPass());
-      pm.addPass(createTIRxLowerVectorTransfers());
-      pm.addPass(memref::createFoldMemRefAliasOpsPass());
-      pm.addPass(createCanonicalizerPass());
-      pm.addPass(createCSEPass()); // guards and accesses share one index
+      buildAnalysisFormPipeline(pm);
       if (failed(pm.run(*copy))) {
         module.emitError() << "tirx-check-bounds: the payload could not be "
                               "prepared for the analysis";

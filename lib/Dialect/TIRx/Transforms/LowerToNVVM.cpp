@@ -120,13 +120,17 @@ void mlir::tirx::buildLowerToNVVMPipeline(
   buildNVVMCodegenPipeline(pm, options);
 }
 
-void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
+void mlir::tirx::buildAnalysisFormPipeline(OpPassManager &pm) {
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createTIRxLowerVectorTransfers());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTIRxProveVectorAlignment());
+}
+
+void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
+  buildAnalysisFormPipeline(pm);
   pm.addPass(createTIRxWorkgroupAllocs());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSymbolDCEPass());

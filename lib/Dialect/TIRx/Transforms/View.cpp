@@ -58,12 +58,7 @@ struct ViewPass : public mlir::tirx::impl::TIRxViewBase<ViewPass> {
     OwningOpRef<ModuleOp> prepared = module.clone();
     {
       PassManager pm(&getContext(), ModuleOp::getOperationName());
-      pm.addPass(createConvertLinalgToLoopsPass());
-      pm.addPass(createTIRxLowerVectorTransfers());
-      pm.addPass(memref::createFoldMemRefAliasOpsPass());
-      pm.addPass(createCanonicalizerPass());
-      pm.addPass(createCSEPass());
-      pm.addPass(createTIRxProveVectorAlignment());
+      buildAnalysisFormPipeline(pm);
       ScopedDiagnosticHandler quiet(&getContext(),
                                     [](Diagnostic &) { return success(); });
       if (failed(pm.run(*prepared)))

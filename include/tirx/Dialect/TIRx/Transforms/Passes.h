@@ -56,6 +56,11 @@ validateLowerToNVVMOptions(TIRxLowerToNVVMOptions &options,
 void buildLowerToNVVMPipeline(OpPassManager &pm,
                               const TIRxLowerToNVVMOptions &options);
 
+/// The form analyses read (views, bounds): leftover linalg as loops, vector
+/// transfers as loads and stores, views folded into their buffers,
+/// canonical, CSE'd, alignment proven. Kernels stay in their launches.
+void buildAnalysisFormPipeline(OpPassManager &pm);
+
 /// What upstream's NVVM pipeline leaves to the user: leftover linalg, vector
 /// transfers, alias folding, alignment, outlining, symbol DCE. Afterwards
 /// every kernel is a gpu.func reached by a gpu.launch_func.
