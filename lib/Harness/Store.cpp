@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <ctime>
 
 #include <fcntl.h>
@@ -184,6 +185,9 @@ std::optional<Workspace> Workspace::open(const std::string &dir,
 bool Workspace::readIndex(std::vector<VersionEntry> &entries,
                           std::string &error) const {
   entries.clear();
+  Lock reading;
+  if (!readLock(reading, error))
+    return false;
   return readLines(
       path("index.jsonl"),
       [&](const json::Object &o, size_t, std::string &err) {
@@ -224,6 +228,9 @@ bool Workspace::readIndex(std::vector<VersionEntry> &entries,
 bool Workspace::readRequests(std::vector<RequestRecord> &records,
                              std::string &error) const {
   records.clear();
+  Lock reading;
+  if (!readLock(reading, error))
+    return false;
   return readLines(
       path("requests.jsonl"),
       [&](const json::Object &o, size_t, std::string &) {
@@ -323,26 +330,76 @@ const VersionEntry *Workspace::find(const std::vector<VersionEntry> &entries,
   return nullptr;
 }
 
-Workspace::Lock Workspace::lock(std::string &error) const {
+namespace {
+/// Workspaces this process holds a lock on, with how many. flock(2) locks
+/// belong to an open file description, so a second lock taken by the same
+/// process through a new descriptor would wait on the first forever.
+std::map<std::string, int> &locksHeld() {
+  static std::map<std::string, int> held;
+  return held;
+}
+
+bool lockHeldHere(const std::string &root) {
+  auto it = locksHeld().find(root);
+  return it != locksHeld().end() && it->second > 0;
+}
+} // namespace
+
+Workspace::Lock Workspace::lock(std::string &error, bool shared) const {
+  if (lockHeldHere(root)) {
+    error = root + ": already locked by this process";
+    return Lock();
+  }
   std::string file = path("lock");
   int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     error = file + ": cannot be opened: " + std::strerror(errno);
-    return Lock(-1);
+    return Lock();
   }
-  while (::flock(fd, LOCK_EX) != 0) {
+  while (::flock(fd, shared ? LOCK_SH : LOCK_EX) != 0) {
     if (errno != EINTR) {
       error = file + ": cannot be locked: " + std::strerror(errno);
       ::close(fd);
-      return Lock(-1);
+      return Lock();
     }
   }
-  return Lock(fd);
+  return Lock(fd, root);
 }
 
-Workspace::Lock::~Lock() {
-  if (fd >= 0) {
-    ::flock(fd, LOCK_UN);
-    ::close(fd);
-  }
+bool Workspace::readLock(Lock &reading, std::string &error) const {
+  if (lockHeldHere(root))
+    return true; // this process's lock already keeps writers out
+  reading = lock(error, /*shared=*/true);
+  return reading.held();
 }
+
+Workspace::Lock::Lock(int fd, std::string root)
+    : fd(fd), root(std::move(root)) {
+  ++locksHeld()[this->root];
+}
+
+Workspace::Lock::Lock(Lock &&other)
+    : fd(other.fd), root(std::move(other.root)) {
+  other.fd = -1;
+}
+
+Workspace::Lock &Workspace::Lock::operator=(Lock &&other) {
+  if (this != &other) {
+    release();
+    fd = other.fd;
+    root = std::move(other.root);
+    other.fd = -1;
+  }
+  return *this;
+}
+
+void Workspace::Lock::release() {
+  if (fd < 0)
+    return;
+  --locksHeld()[root];
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+  fd = -1;
+}
+
+Workspace::Lock::~Lock() { release(); }

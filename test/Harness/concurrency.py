@@ -8,7 +8,8 @@ one a script that fails, and one request that every process makes (the same
 script: it must become one version, or be answered from the first). Then
 checks: every request got exactly one version or one recorded refusal; no two
 versions share an id; ids are v1..vN without gaps; the index, the request
-records and the audit log agree; replay reproduces every version.
+records and the audit log agree; replay reproduces every version; a reader
+running `tirx log` meanwhile never fails.
 """
 import json
 import multiprocessing
@@ -60,7 +61,8 @@ def agent(args):
         out = json.loads(run.stdout)
         results.append({"name": name, "exit": run.returncode,
                         "version": out.get("version", {}).get("id"),
-                        "error": out.get("error", {}).get("code")})
+                        "error": out.get("error", {}).get("code"),
+                        "reason": out.get("error", {}).get("message", "")[:300]})
     return results
 
 
@@ -71,11 +73,22 @@ def main():
     ws = os.path.join(workdir, "ws")
     subprocess.run([tirx, "init", payload, "--workspace", ws], check=True,
                    stdout=subprocess.DEVNULL)
-    with multiprocessing.Pool(processes) as pool:
-        per_agent = pool.map(agent, [(tirx, ws, workdir, p, requests)
-                                     for p in range(processes)])
-    results = [r for rs in per_agent for r in rs]
     problems = []
+    with multiprocessing.Pool(processes) as pool:
+        pending = pool.map_async(agent, [(tirx, ws, workdir, p, requests)
+                                         for p in range(processes)])
+        # A reader while they write: `tirx log` must never see a line that a
+        # writer is still appending (readers take the lock shared).
+        reads = 0
+        while not pending.ready():
+            log = subprocess.run([tirx, "log", "--workspace", ws, "--json"],
+                                 stdout=subprocess.PIPE, text=True)
+            reads += 1
+            if log.returncode != 0:
+                problems.append("a concurrent `tirx log` failed: %s"
+                                % log.stdout[-300:])
+        per_agent = pending.get()
+    results = [r for rs in per_agent for r in rs]
 
     # Every request: one version or one refusal.
     for r in results:
@@ -90,9 +103,9 @@ def main():
             problems.append("script %s was refused: %s" % (r["name"], r))
 
     # The shared request became one version.
-    shared = {r["version"] for r in results if r["name"] == "shared"}
-    if len(shared) != 1:
-        problems.append("the shared request gave versions %s" % sorted(shared))
+    shared = [r for r in results if r["name"] == "shared"]
+    if len({r["version"] for r in shared}) != 1 or not shared[0]["version"]:
+        problems.append("the shared request gave %s" % shared)
 
     index = [json.loads(l) for l in open(os.path.join(ws, "index.jsonl"))]
     ids = [e["id"] for e in index]

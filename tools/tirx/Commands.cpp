@@ -451,6 +451,8 @@ Outcome cmdCommit(const Workspace &ws, const Invocation &inv) {
   if (!r.ok)
     return refuse(kRefused, r.code, r.message);
   Workspace::Lock lock = ws.lock(error);
+  if (!lock.held())
+    return refuse(kRefused, "io_error", error);
   if (!ws.readIndex(entries, error))
     return damaged(error);
   parent = Workspace::find(entries, inv.option("--parent"), error);
@@ -713,6 +715,8 @@ Outcome cmdCheckout(const Workspace &ws, const Invocation &inv) {
   std::vector<VersionEntry> entries;
   std::string error;
   Workspace::Lock lock = ws.lock(error);
+  if (!lock.held())
+    return refuse(kRefused, "io_error", error);
   if (!ws.readIndex(entries, error))
     return damaged(error);
   const VersionEntry *e = Workspace::find(entries, inv.positional[0], error);
@@ -1329,7 +1333,8 @@ Outcome mlir::tirx::runCommand(const Invocation &inv) {
       line["deduplicated"] = true;
     std::string auditError;
     Workspace::Lock lock = ws->lock(auditError);
-    if (!ws->appendAudit(line, auditError) && out.exit == kOk) {
+    if ((!lock.held() || !ws->appendAudit(line, auditError)) &&
+        out.exit == kOk) {
       out.exit = kRefused;
       out.code = "io_error";
       out.reason = auditError;

@@ -97,19 +97,35 @@ public:
   static const VersionEntry *find(const std::vector<VersionEntry> &entries,
                                   const std::string &id, std::string &error);
 
-  /// An exclusive lock on the workspace, released when destroyed.
+  /// A lock on the workspace (flock(2) on its `lock` file), released when
+  /// destroyed. Writers hold it exclusive for their whole read-check-append;
+  /// readIndex and readRequests take it shared for the read itself unless
+  /// this process already holds a lock on the workspace, so a reader never
+  /// sees a line that a writer is still appending.
   class Lock {
   public:
-    explicit Lock(int fd) : fd(fd) {}
-    Lock(Lock &&other) : fd(other.fd) { other.fd = -1; }
+    Lock() = default;
+    Lock(int fd, std::string root);
+    Lock(Lock &&other);
     Lock(const Lock &) = delete;
+    Lock &operator=(Lock &&other);
     ~Lock();
+    /// Gives the lock up before destruction (idempotent).
+    void release();
     bool held() const { return fd >= 0; }
 
   private:
-    int fd;
+    int fd = -1;
+    std::string root;
   };
-  Lock lock(std::string &error) const;
+  Lock lock(std::string &error, bool shared = false) const;
+
+private:
+  /// Takes a shared lock into `reading` for one read, unless this process
+  /// already holds a lock on the workspace.
+  bool readLock(Lock &reading, std::string &error) const;
+
+public:
 
 private:
   std::string root;

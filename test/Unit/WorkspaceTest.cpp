@@ -1,0 +1,107 @@
+//===- WorkspaceTest.cpp - Workspace locking ------------------------------===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+//
+// A reader must never see a line that a writer is still appending. Another
+// process holds the exclusive lock and writes half of an index line, waits,
+// then completes it; readIndex, started in between, must wait for the lock
+// and read the whole line (without the shared lock it reads the half line
+// and reports the index damaged).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Harness/Store.h"
+#include "llvm/Support/FileSystem.h"
+#include "gtest/gtest.h"
+#include <chrono>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace mlir::tirx;
+
+namespace {
+
+/// A fresh directory, removed with everything in it at the end of a test.
+class ScratchDir {
+public:
+  ScratchDir() {
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tirx-ws", dir));
+  }
+  ~ScratchDir() { llvm::sys::fs::remove_directories(dir); }
+  std::string workspace() const { return std::string(dir) + "/ws"; }
+
+private:
+  llvm::SmallString<128> dir;
+};
+
+TEST(WorkspaceTest, ReaderWaitsForAHalfWrittenLine) {
+  ScratchDir scratch;
+  std::string error;
+  auto ws = Workspace::create(scratch.workspace(), "sm_90", "", error);
+  ASSERT_TRUE(ws) << error;
+  std::string line =
+      "{\"id\":\"v1\",\"digest\":\"sha256:" + std::string(64, 'a') +
+      "\",\"kind\":\"init\"}\n";
+
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string err;
+    Workspace::Lock lock = ws->lock(err);
+    if (!lock.held())
+      _exit(2);
+    int fd = ::open(ws->path("index.jsonl").c_str(),
+                    O_WRONLY | O_CREAT | O_APPEND, 0644);
+    size_t half = line.size() / 2;
+    if (::write(fd, line.data(), half) != (ssize_t)half)
+      _exit(3);
+    char go = 'g';
+    if (::write(ready[1], &go, 1) != 1)
+      _exit(4);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (::write(fd, line.data() + half, line.size() - half) !=
+        (ssize_t)(line.size() - half))
+      _exit(5);
+    ::close(fd);
+    _exit(0);
+  }
+  char go;
+  ASSERT_EQ(::read(ready[0], &go, 1), 1);
+  std::vector<VersionEntry> entries;
+  bool ok = ws->readIndex(entries, error);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_TRUE(ok) << error;
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].id, "v1");
+}
+
+TEST(WorkspaceTest, SecondLockInOneProcessIsRefused) {
+  ScratchDir scratch;
+  std::string error;
+  auto ws = Workspace::create(scratch.workspace(), "sm_90", "", error);
+  ASSERT_TRUE(ws) << error;
+  Workspace::Lock first = ws->lock(error);
+  ASSERT_TRUE(first.held()) << error;
+  // flock(2) on a new descriptor would wait on `first` forever.
+  Workspace::Lock second = ws->lock(error);
+  EXPECT_FALSE(second.held());
+  EXPECT_NE(error.find("already locked by this process"), std::string::npos)
+      << error;
+  // Reads under the writer's own lock do not take another one.
+  std::vector<VersionEntry> entries;
+  EXPECT_TRUE(ws->readIndex(entries, error)) << error;
+  first.release();
+  Workspace::Lock again = ws->lock(error);
+  EXPECT_TRUE(again.held()) << error;
+}
+
+} // namespace
