@@ -22,6 +22,8 @@ export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"
 export_bundle saxpy-hang "$in/saxpy-hang.mlir"
 # The examples scheduled by TIRx's own transforms: a script and recipes.
 export_bundle saxpy-tirx "$ex/saxpy.mlir" "$(schedule x saxpy-tirx.transform.mlir)" --transform-interpreter
+export_bundle exp-scale-ref "$in/exp-scale-onepass.mlir" --tirx-map-reference
+export_bundle exp-scale-fused "$ex/exp-scale.mlir" "$(schedule x exp-scale-fused.transform.mlir)" --transform-interpreter
 tirx=$(dirname "$opt")/tirx
 for recipe in "$ex"/recipes/*.json; do
   name=recipe-$(basename "$recipe" .json)

@@ -259,6 +259,13 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
            list(operands) + " {max_shared_bytes = " +
            std::to_string(maxShared) +
            " : i64} : (!transform.any_op) -> !transform.any_op";
+  } else if (n == "fuse_into") {
+    // The first op of the target kind: a producer precedes its consumer.
+    body = "%first, %rest = transform.split_handle %t {overflow_result = 1 : "
+           "i64} : (!transform.any_op) -> (!transform.any_op, "
+           "!transform.any_op)\n"
+           "    %r0 = transform.tirx.fuse_into %first : (!transform.any_op) -> "
+           "!transform.any_op";
   } else if (n == "remove_barrier") {
     body = "transform.tirx.remove_barrier %t : !transform.any_op";
   } else if (n == "map_to_gpu") {

@@ -807,3 +807,207 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   results.push_back(promoted->getOperation());
   return DiagnosedSilenceableFailure::success();
 }
+
+//===----------------------------------------------------------------------===//
+// fuse_into
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The buffer a view is taken of (through subviews, casts and other views).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The first op in `region` that may write one of `roots` (or whose writes
+/// are unknown), or null.
+Operation *firstWriterOf(Region &region, ArrayRef<Value> roots) {
+  Operation *writer = nullptr;
+  region.walk([&](Operation *op) {
+    // Linalg ops have both their own effects and their body's.
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface) {
+      if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return WalkResult::advance(); // its nested ops are visited
+      writer = op; // effects unknown: assume the worst
+      return WalkResult::interrupt();
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (auto &effect : effects) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
+        continue;
+      Value written = effect.getValue();
+      if (!written || llvm::is_contained(roots, rootBuffer(written))) {
+        writer = op;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return writer;
+}
+} // namespace
+
+void tirx::FuseIntoOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(getTargetMutable(), effects);
+  producesHandle(getOperation()->getOpResults(), effects);
+  modifiesPayload(effects);
+}
+
+DiagnosedSilenceableFailure
+tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
+                             ApplyToEachResultList &results,
+                             TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto producer = dyn_cast<linalg::LinalgOp>(target);
+  if (!producer || !producer.hasPureBufferSemantics() ||
+      producer.getNumDpsInits() != 1)
+    return reject(self, target, "not_applicable",
+                  "the target is " + target->getName().getStringRef() +
+                      ", not a linalg op on buffers with one output");
+  if (producer.getNumReductionLoops() != 0 ||
+      !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
+           .isIdentity())
+    return reject(self, target, "not_elementwise",
+                  "the producer has a reduction loop or writes its output "
+                  "through a non-identity map",
+                  "tile its reductions with tile_reduction instead");
+  Value buffer = producer.getDpsInitOperand(0)->get();
+  Operation *alloc = buffer.getDefiningOp();
+  if (!alloc || !isa<memref::AllocOp, memref::AllocaOp>(alloc))
+    return reject(self, target, "not_intermediate",
+                  "the producer's output is not a buffer allocated in the "
+                  "function: it is observable, and fusing would compute only "
+                  "the tiles the consumer reads");
+
+  // The intermediate's uses: the producer, deallocations, one subview in a
+  // loop after the producer in the same block.
+  memref::SubViewOp tile;
+  SmallVector<Operation *> deallocs;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == target)
+      continue;
+    if (isa<memref::DeallocOp>(user)) {
+      deallocs.push_back(user);
+      continue;
+    }
+    if (isa<linalg::LinalgOp>(user))
+      return reject(self, target, "no_consumer_loop",
+                    tirx::irPath(user) + " reads the whole intermediate: it "
+                                         "is not tiled",
+                    "tile the consumer first (tile_to_blocks or "
+                    "tile_to_threads)");
+    auto subview = dyn_cast<memref::SubViewOp>(user);
+    if (!subview || tile)
+      return reject(self, target, "other_use",
+                    "the intermediate buffer is also used by " +
+                        tirx::irPath(user) +
+                        ": only one tiled read (a memref.subview) can be fused");
+    tile = subview;
+  }
+  Operation *loop = nullptr;
+  if (tile)
+    for (Operation *p = tile->getParentOp(); p; p = p->getParentOp())
+      if (p->getBlock() == target->getBlock()) {
+        if (isa<scf::ForallOp, scf::ForOp>(p))
+          loop = p;
+        break;
+      }
+  if (!loop || !target->isBeforeInBlock(loop))
+    return reject(self, target, "no_consumer_loop",
+                  "no scf.forall or scf.for after the producer reads its "
+                  "output through a memref.subview",
+                  "tile the consumer first (tile_to_blocks or tile_to_threads)");
+  for (Operation *op = target->getNextNode(); op != loop; op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      return reject(self, target, "bad_order",
+                    tirx::irPath(op) + " between the producer and the loop "
+                                       "touches memory",
+                    "move it after the loop, or fuse nothing");
+  SmallVector<Value> guarded{buffer};
+  for (OpOperand *input : producer.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()))
+      guarded.push_back(rootBuffer(input->get()));
+  if (Operation *writer = firstWriterOf(loop->getRegion(0), guarded))
+    return reject(self, target, "input_written",
+                  tirx::irPath(writer) + " in the loop may write an input of "
+                                         "the producer or the intermediate",
+                  "fusing would read values the loop has changed");
+  auto tileType = tile.getType();
+  if (tileType.getRank() != producer.getNumLoops() ||
+      !tileType.hasStaticShape() ||
+      llvm::any_of(tile.getMixedStrides(),
+                   [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
+    return reject(self, target, "dynamic_tile",
+                  "the loop reads a tile that is not static, full-rank and "
+                  "unit-stride: " + tirx::irPath(tile),
+                  "tile with sizes that divide the extents");
+
+  // In a loop over blocks the tile is the block's: it lives in shared
+  // memory, between barriers, since its threads may split the producer and
+  // the consumer differently. Elsewhere (a thread's loop, an scf.for) it is
+  // the iteration's own.
+  auto forall = dyn_cast<scf::ForallOp>(loop);
+  bool perBlock = forall && forall.getMapping() &&
+                  llvm::any_of(*forall.getMapping(), [](Attribute a) {
+                    return isa<gpu::GPUBlockMappingAttr>(a);
+                  });
+  Attribute space;
+  if (perBlock)
+    space = gpu::AddressSpaceAttr::get(getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  auto privateType =
+      MemRefType::get(tileType.getShape(), tileType.getElementType(),
+                      MemRefLayoutAttrInterface(), space);
+  // The consumer reads the new buffer through a cast to the tile's type
+  // where the types allow, else directly (linalg ops take any layout).
+  bool castable = memref::CastOp::areCastCompatible(privateType, tileType);
+  if (!castable)
+    for (Operation *user : tile->getUsers())
+      if (!isa<linalg::LinalgOp>(user))
+        return reject(self, target, "other_use",
+                      "the tile is read by " + tirx::irPath(user) +
+                          ", which needs the tile's strided layout");
+
+  // The producer, tiled to the consumer's tile, writing the new buffer.
+  Value privateTile;
+  if (perBlock) {
+    rewriter.setInsertionPointToStart(forall.getBody());
+    privateTile = memref::AllocOp::create(rewriter, tile.getLoc(), privateType);
+    rewriter.setInsertionPoint(tile);
+    gpu::BarrierOp::create(rewriter, tile.getLoc());
+  } else {
+    rewriter.setInsertionPoint(tile);
+    privateTile = memref::AllocaOp::create(rewriter, tile.getLoc(), privateType);
+  }
+  FailureOr<TilingResult> tiled =
+      cast<TilingInterface>(target).getTiledImplementation(
+          rewriter, tile.getMixedOffsets(), tile.getMixedSizes());
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return reject(self, target, "not_applicable", "tiling the producer failed");
+  auto fused = cast<linalg::LinalgOp>(tiled->tiledOps.front());
+  OpOperand *init = fused.getDpsInitOperand(0);
+  Operation *oldOut = init->get().getDefiningOp();
+  rewriter.modifyOpInPlace(fused, [&] { init->set(privateTile); });
+  if (oldOut && oldOut->use_empty())
+    rewriter.eraseOp(oldOut);
+  if (perBlock)
+    gpu::BarrierOp::create(rewriter, tile.getLoc());
+  Value replacement = privateTile;
+  if (privateType != tileType && castable)
+    replacement = memref::CastOp::create(rewriter, tile.getLoc(), tileType,
+                                         privateTile);
+  rewriter.replaceOp(tile, replacement);
+  rewriter.eraseOp(target);
+  if (llvm::all_of(alloc->getUsers(),
+                   [](Operation *u) { return isa<memref::DeallocOp>(u); })) {
+    for (Operation *d : deallocs)
+      rewriter.eraseOp(d);
+    rewriter.eraseOp(alloc);
+  }
+  results.push_back(fused);
+  return DiagnosedSilenceableFailure::success();
+}

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <atomic>
+#include <cstdlib>
 
 namespace mlir {
 namespace tirx {
@@ -136,8 +137,22 @@ void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   pm.addPass(createSymbolDCEPass());
 }
 
+/// Upstream's NVVM target finds the CUDA toolkit, and with it libdevice
+/// (math.exp becomes __nv_expf, which libdevice defines), only through
+/// CUDA_ROOT, CUDA_HOME or CUDA_PATH: Debian's LLVM has no built-in default.
+/// Without them a kernel that uses a math function keeps an unresolved call
+/// and ptxas fails. Point them at the toolkit TIRx is built against unless
+/// the user named one.
+static void makeCudaToolkitVisible() {
+  if (std::getenv("CUDA_ROOT") || std::getenv("CUDA_HOME") ||
+      std::getenv("CUDA_PATH"))
+    return;
+  ::setenv("CUDA_HOME", TIRX_CUDA_HOME, /*overwrite=*/0);
+}
+
 void mlir::tirx::buildNVVMCodegenPipeline(
     OpPassManager &pm, const TIRxLowerToNVVMOptions &options) {
+  makeCudaToolkitVisible();
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
   nvvm.cubinFeatures = options.features;

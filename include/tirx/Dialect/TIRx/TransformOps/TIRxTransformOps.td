@@ -336,4 +336,46 @@ def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.gener
   }];
 }
 
+def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
+  {"params": {"type": "object", "additionalProperties": false, "properties": {}},
+   "preconditions": ["the target is an elementwise linalg op (all loops parallel) on buffers, with one output written through the identity map",
+                     "its output is an intermediate buffer (memref.alloc or memref.alloca) that is only deallocated or read through one memref.subview inside a later scf.forall or scf.for",
+                     "nothing between the target and that loop touches memory, and nothing in the loop writes the target's inputs or the intermediate tile",
+                     "the tile is static with unit strides"]}
+}]> {
+  let summary = "Fuse an elementwise producer into its consumer's loop";
+  let description = [{
+    Moves a producer into the loop that reads its output tile by tile: each
+    iteration computes just its tile (the producer tiled through its
+    `TilingInterface`) into a private buffer of the tile's size, which the
+    consumer then reads. The intermediate buffer is no longer written, and
+    is erased once nothing but deallocations use it. This is how multi-op
+    payloads (an exp then a scale, softmax's stages) become one kernel
+    without a round trip through global memory.
+
+    ```mlir
+    %fused = transform.tirx.fuse_into %producer
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    As an action, `fuse_into` fuses the first op of its target kind in
+    program order (a producer comes before its consumer).
+
+    #### Return modes
+
+    Consumes the target; produces the fused producer inside the loop.
+    Refuses with `not_applicable` (not a linalg op on buffers, or not one
+    output), `not_elementwise` (a reduction loop or a non-identity output
+    map), `not_intermediate` (the output is observable, e.g. a function
+    argument: fusing would compute only the tiles the consumer reads),
+    `no_consumer_loop`, `other_use` (the intermediate is used otherwise;
+    named), `bad_order` (an op between producer and loop touches memory;
+    named), `input_written` (the loop writes an input of the producer or
+    the tile; named) or `dynamic_tile`.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$fused);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // TIRX_TRANSFORMOPS_TD

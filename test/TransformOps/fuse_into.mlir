@@ -1,0 +1,238 @@
+// fuse_into: the producer moves into the consumer's block loop, computing
+// one tile into a private buffer; the intermediate buffer disappears.
+// RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics | FileCheck %s
+
+#id = affine_map<(d0) -> (d0)>
+// In a loop over blocks the tile is the block's: shared memory, between
+// barriers.
+// CHECK-LABEL: func.func @exp_then_scale
+//   CHECK-NOT:   memref.alloc() : memref<1024xf32>
+//       CHECK:   scf.forall (%[[I:.*]]) in (16)
+//       CHECK:     %[[SH:.*]] = memref.alloc() : memref<64xf32, #gpu.address_space<workgroup>>
+//       CHECK:     gpu.barrier
+//       CHECK:     %[[X:.*]] = memref.subview %{{.*}}[%{{.*}}] [64] [1]
+//       CHECK:     linalg.generic {{.*}} ins(%[[X]] : {{.*}}) outs(%[[SH]] : memref<64xf32, #gpu.address_space<workgroup>>)
+//       CHECK:       math.exp
+//       CHECK:     gpu.barrier
+//       CHECK:     linalg.generic {{.*}} ins(%[[SH]] : {{.*}})
+//       CHECK:       arith.mulf
+//   CHECK-NOT:   memref.dealloc
+//       CHECK:   return
+func.func @exp_then_scale(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+  %t = memref.alloc() : memref<1024xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%y : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.constant 2.0 : f32
+    %s = arith.mulf %a, %c : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %t : memref<1024xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %forall = transform.tirx.tile_to_blocks %consumer tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// In a sequential loop the tile is the iteration's own: a private buffer,
+// read through a cast to the tile's type.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @in_a_for
+//   CHECK-NOT:   memref.alloc()
+//       CHECK:   scf.for
+//       CHECK:     %[[PRIV:.*]] = memref.alloca() : memref<64xf32>
+//       CHECK:     linalg.generic {{.*}} outs(%[[PRIV]] : memref<64xf32>)
+//       CHECK:       math.exp
+//       CHECK:     %[[T:.*]] = memref.cast %[[PRIV]] : memref<64xf32> to memref<64xf32, strided<[1], offset: ?>>
+//       CHECK:     linalg.generic {{.*}} ins(%[[T]] : {{.*}})
+//   CHECK-NOT:   gpu.barrier
+func.func @in_a_for(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+  %t = memref.alloca() : memref<1024xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%y : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %loop = transform.structured.tile_using_for %consumer tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The output is a function argument: observable, so not fused.
+#id = affine_map<(d0) -> (d0)>
+func.func @observable(%x: memref<1024xf32>, %t: memref<1024xf32>, %y: memref<1024xf32>) {
+  // expected-note @below {{payload op: func @observable / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%y : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %forall = transform.tirx.tile_to_blocks %consumer tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_intermediate: the producer's output is not a buffer allocated in the function}}
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The consumer is not tiled: there is no loop to fuse into.
+#id = affine_map<(d0) -> (d0)>
+func.func @untiled(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+  %t = memref.alloc() : memref<1024xf32>
+  // expected-note @below {{payload op: func @untiled / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%y : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %t : memref<1024xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{no_consumer_loop: func @untiled / linalg.generic#1 reads the whole intermediate: it is not tiled}}
+    // expected-note @below {{hint: tile the consumer first (tile_to_blocks or tile_to_threads)}}
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The loop writes the producer's input in place: fusing would read the
+// changed values.
+#id = affine_map<(d0) -> (d0)>
+func.func @in_place(%x: memref<1024xf32>) {
+  %t = memref.alloc() : memref<1024xf32>
+  // expected-note @below {{payload op: func @in_place / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%x : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %t : memref<1024xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %forall = transform.tirx.tile_to_blocks %consumer tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{input_written: func @in_place / scf.forall#0 (block x) / linalg.generic#0 in the loop may write an input of the producer or the intermediate}}
+    // expected-note @below {{hint: fusing would read values the loop has changed}}
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A reduction is not elementwise.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @reduction(%x: memref<64x64xf32>, %y: memref<64xf32>) {
+  %t = memref.alloc() : memref<64xf32>
+  // expected-note @below {{payload op: func @reduction / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x64xf32>) outs(%t : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %t, %y : memref<64xf32> to memref<64xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_elementwise: the producer has a reduction loop}}
+    // expected-note @below {{hint: tile its reductions with tile_reduction instead}}
+    %fused = transform.tirx.fuse_into %g : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The intermediate is also read outside the loop.
+#id = affine_map<(d0) -> (d0)>
+func.func @read_twice(%x: memref<1024xf32>, %y: memref<1024xf32>, %z: memref<1024xf32>) {
+  %t = memref.alloc() : memref<1024xf32>
+  // expected-note @below {{payload op: func @read_twice / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%y : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.copy %t, %z : memref<1024xf32> to memref<1024xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %forall = transform.tirx.tile_to_blocks %consumer tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{other_use: the intermediate buffer is also used by func @read_twice / memref.copy#0}}
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
