@@ -64,6 +64,16 @@ template <typename... OpTs> std::vector<tirx::ActionInfo> infosOf() {
                            OpTs::getActionSchema().str()}...};
 }
 
+/// The effects of most TIRx transforms: the target handle is consumed, the
+/// results (if any) are new handles, the payload is rewritten.
+void consumeTargetProduceResults(
+    Operation *op, OpOperand &target,
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  consumesHandle(target, effects);
+  producesHandle(op->getOpResults(), effects);
+  modifiesPayload(effects);
+}
+
 /// A refusal: "<code>: <message>", a note on the payload op, a hint.
 DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
                                    StringRef code, const Twine &message,
@@ -226,9 +236,7 @@ LogicalResult tirx::TileToBlocksOp::verify() {
 
 void tirx::TileToBlocksOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  producesHandle(getOperation()->getOpResults(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
@@ -271,9 +279,7 @@ LogicalResult tirx::TileToThreadsOp::verify() {
 
 void tirx::TileToThreadsOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  producesHandle(getOperation()->getOpResults(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
@@ -346,8 +352,7 @@ LogicalResult tirx::VectorizeOp::verify() {
 
 void tirx::VectorizeOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure
@@ -528,9 +533,7 @@ tirx::UnrollOp::applyToOne(TransformRewriter &rewriter, Operation *target,
 
 void tirx::InterchangeOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  producesHandle(getOperation()->getOpResults(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure
@@ -573,8 +576,7 @@ tirx::InterchangeOp::applyToOne(TransformRewriter &rewriter,
 
 void tirx::RemoveBarrierOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure
@@ -620,9 +622,7 @@ tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
 
 void tirx::PeelOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  producesHandle(getOperation()->getOpResults(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure
@@ -650,9 +650,7 @@ tirx::PeelOp::applyToOne(TransformRewriter &rewriter, Operation *target,
 
 void tirx::TileReductionOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  producesHandle(getOperation()->getOpResults(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure
@@ -712,9 +710,7 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
 
 void tirx::PromoteToSharedOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  producesHandle(getOperation()->getOpResults(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure
@@ -852,9 +848,7 @@ Operation *firstWriterOf(Region &region, ArrayRef<Value> roots) {
 
 void tirx::FuseIntoOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(getTargetMutable(), effects);
-  producesHandle(getOperation()->getOpResults(), effects);
-  modifiesPayload(effects);
+  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure
