@@ -69,6 +69,31 @@ std::string list(const std::vector<int64_t> &v) {
     parts.push_back(std::to_string(x));
   return "[" + llvm::join(parts, ", ") + "]";
 }
+/// The transform IR that binds %t to the action's target: every op of the
+/// kind, or its index-th in program order. split_handle with an overflow
+/// result wants at least as many payloads as results, so the module itself
+/// is appended as a last, never selected, payload: with fewer than index+1
+/// ops of the kind the split fails and names the counts. (Upstream's
+/// fail_on_payload_too_small = false crashes in that case.)
+std::string selectTarget(const std::string &op, std::optional<int64_t> index) {
+  std::string match = "transform.structured.match ops{[\"" + op +
+                      "\"]} in %root : (!transform.any_op) -> "
+                      "!transform.any_op";
+  if (!index)
+    return "%t = " + match;
+  std::vector<std::string> names, types;
+  for (int64_t i = 0; i <= *index + 1; ++i) {
+    names.push_back(i == *index ? "%t" : "%part" + std::to_string(i));
+    types.push_back("!transform.any_op");
+  }
+  return "%all = " + match +
+         "\n    %padded = transform.merge_handles %all, %root : "
+         "!transform.any_op\n    " +
+         llvm::join(names, ", ") +
+         " = transform.split_handle %padded {overflow_result = " +
+         std::to_string(*index + 1) + " : i64} : (!transform.any_op) -> (" +
+         llvm::join(types, ", ") + ")";
+}
 } // namespace
 
 json::Object mlir::tirx::actionsSchema() {
@@ -101,10 +126,19 @@ json::Object mlir::tirx::actionsSchema() {
               json::Object{{"type", "object"},
                            {"additionalProperties", false},
                            {"properties",
-                            json::Object{{"op", json::Object{
-                                                    {"type", "string"},
-                                                    {"pattern", "^[a-z_]+\\.[a-z_.]+$"},
-                                                    {"default", a.target}}}}}}}}},
+                            json::Object{
+                                {"op", json::Object{
+                                           {"type", "string"},
+                                           {"pattern", "^[a-z_]+\\.[a-z_.]+$"},
+                                           {"default", a.target}}},
+                                {"index",
+                                 json::Object{
+                                     {"type", "integer"},
+                                     {"minimum", 0},
+                                     {"maximum", 255},
+                                     {"description",
+                                      "only the index-th op of that kind, "
+                                      "in program order (default: all)"}}}}}}}}},
         {"x-tirx-preconditions", std::move(preconditions)}});
   }
   return json::Object{
@@ -169,6 +203,7 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
       return false;
     }
   std::string target = found->target;
+  std::optional<int64_t> index;
   if (const json::Object *t = action.getObject("target")) {
     auto op = t->getString("op");
     if (!op || op->empty() ||
@@ -181,7 +216,21 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
       return false;
     }
     target = op->str();
+    if (const json::Value *i = t->get("index")) {
+      std::optional<int64_t> v = i->getAsInteger();
+      if (!v || *v < 0 || *v > 255) {
+        error = {"invalid_parameter",
+                 "target.index must be an integer in [0, 255] (the i-th op "
+                 "of target.op in program order)",
+                 ""};
+        return false;
+      }
+      index = *v;
+    }
   }
+  // fuse_into's producer precedes its consumer: the first op by default.
+  if (found->name == "fuse_into" && !index)
+    index = 0;
 
   auto needInts = [&](const char *key, std::vector<int64_t> &out) {
     if (!intList(params->get(key), out)) {
@@ -260,11 +309,7 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
            std::to_string(maxShared) +
            " : i64} : (!transform.any_op) -> !transform.any_op";
   } else if (n == "fuse_into") {
-    // The first op of the target kind: a producer precedes its consumer.
-    body = "%first, %rest = transform.split_handle %t {overflow_result = 1 : "
-           "i64} : (!transform.any_op) -> (!transform.any_op, "
-           "!transform.any_op)\n"
-           "    %r0 = transform.tirx.fuse_into %first : (!transform.any_op) -> "
+    body = "%r0 = transform.tirx.fuse_into %t : (!transform.any_op) -> "
            "!transform.any_op";
   } else if (n == "remove_barrier") {
     body = "transform.tirx.remove_barrier %t : !transform.any_op";
@@ -291,15 +336,17 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
            "module attributes {transform.with_named_sequence} {\n"
            "  transform.named_sequence @__transform_main(%root: "
            "!transform.any_op {transform.readonly}) {\n"
-           "    %t = transform.structured.match ops{[\"" + target +
-           "\"]} in %root : (!transform.any_op) -> !transform.any_op\n"
+           "    " + selectTarget(target, index) + "\n"
            "    " + body + "\n"
            "    transform.yield\n"
            "  }\n"
            "}\n";
+  json::Object canonicalTarget{{"op", target}};
+  if (index)
+    canonicalTarget["index"] = *index;
   json::Object c{{"transform", found->name},
                  {"params", json::Object(*params)},
-                 {"target", json::Object{{"op", target}}}};
+                 {"target", std::move(canonicalTarget)}};
   std::string out;
   llvm::raw_string_ostream os(out);
   os << json::Value(std::move(c));
