@@ -1,6 +1,7 @@
 // exp-scale fused: the consumer tiled to blocks of 1024, the producer fused
 // into the block loop (its tile in shared memory, between barriers), both
-// tiled to 256 threads x 4 elements, then the upstream GPU mapping.
+// tiled to 256 threads x 4 elements in 4-wide vectors, then the upstream GPU
+// mapping.
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %generics = transform.structured.match ops{["linalg.generic"]} in %root
@@ -15,6 +16,8 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %c, %ct = transform.tirx.tile_to_threads %tile elements_per_thread [4]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.tirx.vectorize %p width = 4 : !transform.any_op
+    transform.tirx.vectorize %c width = 4 : !transform.any_op
     %func = transform.structured.match ops{["func.func"]} in %root
         : (!transform.any_op) -> !transform.any_op
     %launch = transform.gpu.map_forall_to_blocks %func generate_gpu_launch

@@ -12,20 +12,22 @@
 //       MAPPED: gpu.launch
 //       MAPPED:   memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
 //       MAPPED:   gpu.barrier
-//       MAPPED:   math.exp
+//       MAPPED:   vector.{{.*}}vector<4xf32>
+//       MAPPED:   math.exp {{.*}} : vector<4xf32>
 //       MAPPED:   gpu.barrier
-//       MAPPED:   arith.mulf
+//       MAPPED:   arith.mulf {{.*}} : vector<4xf32>
 //   MAPPED-NOT: memref.dealloc
 //   MAPPED-NOT: gpu.launch
 
-// One kernel; exp's result is stored to and loaded from shared memory.
+// One kernel; exp's result is stored to and loaded from shared memory, every
+// access 16 bytes wide.
 // CHECK: gpu.binary @exp_scale_kernel
-// CHECK-SAME: .shared .align 4 .b8 {{.*}}[4096]
+// CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{.*}}[4096]
 // CHECK-SAME: bar.sync
-// CHECK-SAME: ld.global.b32
+// CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: ex2.approx
-// CHECK-SAME: st.shared.b32
+// CHECK-SAME: st.shared.v4.b32
 // CHECK-SAME: bar.sync
-// CHECK-SAME: ld.shared.b32
-// CHECK-SAME: st.global.b32
+// CHECK-SAME: ld.shared.v4.b32
+// CHECK-SAME: st.global.v4.b32
 // CHECK-NOT: gpu.binary

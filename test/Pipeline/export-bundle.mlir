@@ -27,15 +27,19 @@
 // CHECK-NEXT: "width": 4
 // CHECK: "buffer": "dst",
 // CHECK: "op": "store",
-// Constants the outliner passes become typed constant arguments.
+// The kernel takes only the payload's parameters: constants are sunk into
+// the launch before outlining (tirx-sink-constants).
 // CHECK: "args": [
-// CHECK: "type": "i64",
-// CHECK-NEXT: "value": 64.0
-// CHECK: "type": "i64",
-// CHECK-NEXT: "value": 4.0
-// CHECK: "param": 1
-// CHECK: "param": 0
-// CHECK: "param": 2
+// CHECK-NEXT: {
+// CHECK-NEXT: "param": 1
+// CHECK-NEXT: },
+// CHECK-NEXT: {
+// CHECK-NEXT: "param": 0
+// CHECK-NEXT: },
+// CHECK-NEXT: {
+// CHECK-NEXT: "param": 2
+// CHECK-NEXT: }
+// CHECK-NEXT: ],
 // CHECK: "block": [
 // CHECK-NEXT: 64,
 // CHECK: "cubin": null,

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -28,6 +29,7 @@
 namespace mlir {
 namespace tirx {
 #define GEN_PASS_DEF_TIRXWORKGROUPALLOCS
+#define GEN_PASS_DEF_TIRXSINKCONSTANTS
 #define GEN_PASS_DEF_TIRXLOWERTONVVM
 #include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
 } // namespace tirx
@@ -133,6 +135,7 @@ void mlir::tirx::buildAnalysisFormPipeline(OpPassManager &pm) {
 void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   buildAnalysisFormPipeline(pm);
   pm.addPass(createTIRxWorkgroupAllocs());
+  pm.addPass(createTIRxSinkConstants());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSymbolDCEPass());
 }
@@ -197,6 +200,17 @@ struct WorkgroupAllocsPass
         alloc.getResult().replaceAllUsesWith(buffer);
         alloc.erase();
       }
+    });
+  }
+};
+
+struct SinkConstantsPass
+    : public tirx::impl::TIRxSinkConstantsBase<SinkConstantsPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](gpu::LaunchOp launch) {
+      (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) {
+        return op->hasTrait<OpTrait::ConstantLike>();
+      });
     });
   }
 };

@@ -79,6 +79,20 @@ def TIRxWorkgroupAllocs : Pass<"tirx-workgroup-allocs"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def TIRxSinkConstants : Pass<"tirx-sink-constants"> {
+  let summary = "Sink constants used in a gpu.launch into it";
+  let description = [{
+    Canonicalization hoists constants out of a `gpu.launch` (it is not
+    isolated from above), and `gpu-kernel-outlining` sinks back only some
+    kinds: a vector constant such as `dense<2.0> : vector<4xf32>` (what
+    vectorizing `x * 2.0` makes) became a kernel argument computed on the
+    host, which a bundle cannot reproduce. This pass clones every
+    constant-like op used in a launch into it, so outlined kernels take only
+    the payload's parameters.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def TIRxProveVectorAlignment
     : Pass<"tirx-prove-vector-alignment"> {
   let summary = "Set alignment on vector.load/store where it is proven";
