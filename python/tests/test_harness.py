@@ -48,6 +48,19 @@ class ContextTest(unittest.TestCase):
         self.assertIn("tile_to_blocks",
                       [s["title"] for s in self.ctx.action_schema()["oneOf"]])
 
+    def test_fusion_by_actions_with_an_indexed_target(self):
+        v1 = self.ctx.commit_ir(os.path.join(ROOT, "examples", "exp-scale.mlir"))
+        early = self.ctx.apply(v1, "fuse_into")
+        self.assertEqual(early.rejection.code, "no_consumer_loop")
+        tiled = self.ctx.apply(v1, "tile_to_blocks", {"tile_sizes": [1024]},
+                               target={"op": "linalg.generic", "index": 1})
+        self.assertTrue(tiled.ok, tiled.rejection)
+        fused = self.ctx.apply(tiled.new_version, "fuse_into")
+        self.assertTrue(fused.ok, fused.rejection)
+        ir = self.ctx.read_ir(fused.new_version)
+        self.assertIn("#gpu.address_space<workgroup>", ir)
+        self.assertNotIn("memref<1048576xf32> = memref.alloc", ir)
+
     def test_run_without_gpu_is_compile_only(self):
         if os.path.exists("/dev/nvidia0"):
             self.skipTest("a GPU is present")

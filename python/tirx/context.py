@@ -89,7 +89,9 @@ class TIRxContext:
         rejection (code, message, hint, payload op)."""
         action = {"transform": transform, "params": params or {}}
         if target:
-            action["target"] = {"op": target}
+            # "linalg.generic", or {"op": "linalg.generic", "index": 1} for
+            # one op of the kind (program order).
+            action["target"] = dict(target) if isinstance(target, dict) else {"op": target}
         args = {"version": version_id, "action": action}
         if message:
             args["message"] = message
