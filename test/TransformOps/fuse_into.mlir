@@ -236,3 +236,36 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// An op between the producer and the loop touches memory.
+#id = affine_map<(d0) -> (d0)>
+func.func @between(%x: memref<1024xf32>, %y: memref<1024xf32>, %z: memref<1024xf32>) {
+  %t = memref.alloc() : memref<1024xf32>
+  // expected-note @below {{payload op: func @between / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.copy %z, %x : memref<1024xf32> to memref<1024xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%y : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %t : memref<1024xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %forall = transform.tirx.tile_to_blocks %consumer tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{bad_order: func @between / memref.copy#0 between the producer and the loop touches memory}}
+    // expected-note @below {{hint: move it after the loop, or fuse nothing}}
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
