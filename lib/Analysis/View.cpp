@@ -109,25 +109,21 @@ struct LaunchDims {
 
 std::vector<LaunchDims> launchesOf(ModuleOp module) {
   std::vector<LaunchDims> out;
-  module.walk([&](Operation *op) {
+  auto record = [&](Operation *op, gpu::KernelDim3 g, gpu::KernelDim3 b) {
     LaunchDims d{op, {}, {}};
-    if (auto launch = dyn_cast<gpu::LaunchOp>(op)) {
-      auto g = launch.getGridSizeOperandValues();
-      auto b = launch.getBlockSizeOperandValues();
-      d.grid[0] = constantOf(g.x), d.grid[1] = constantOf(g.y),
-      d.grid[2] = constantOf(g.z);
-      d.block[0] = constantOf(b.x), d.block[1] = constantOf(b.y),
-      d.block[2] = constantOf(b.z);
-      out.push_back(d);
-    } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      auto g = launch.getGridSizeOperandValues();
-      auto b = launch.getBlockSizeOperandValues();
-      d.grid[0] = constantOf(g.x), d.grid[1] = constantOf(g.y),
-      d.grid[2] = constantOf(g.z);
-      d.block[0] = constantOf(b.x), d.block[1] = constantOf(b.y),
-      d.block[2] = constantOf(b.z);
-      out.push_back(d);
-    }
+    d.grid[0] = constantOf(g.x), d.grid[1] = constantOf(g.y),
+    d.grid[2] = constantOf(g.z);
+    d.block[0] = constantOf(b.x), d.block[1] = constantOf(b.y),
+    d.block[2] = constantOf(b.z);
+    out.push_back(d);
+  };
+  module.walk([&](Operation *op) {
+    if (auto launch = dyn_cast<gpu::LaunchOp>(op))
+      record(op, launch.getGridSizeOperandValues(),
+             launch.getBlockSizeOperandValues());
+    else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+      record(op, launch.getGridSizeOperandValues(),
+             launch.getBlockSizeOperandValues());
   });
   return out;
 }

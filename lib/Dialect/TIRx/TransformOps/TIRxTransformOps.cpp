@@ -86,6 +86,16 @@ DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
   return diag;
 }
 
+/// The refusal of a payload op of the wrong kind: "the target is X, not
+/// <expected>".
+DiagnosedSilenceableFailure wrongTarget(TransformOpInterface op,
+                                        Operation *target,
+                                        StringRef expected) {
+  return reject(op, target, "not_applicable",
+                "the target is " + target->getName().getStringRef() +
+                    ", not " + expected);
+}
+
 /// A copy into or out of shared memory, fenced by barriers, as a
 /// linalg.copy: the lowering turns it into loops (upstream's memref.copy
 /// would call a host runtime function from device code).
@@ -181,9 +191,7 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
                                         StringRef what) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
-    return reject(op, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not a linalg op");
+    return wrongTarget(op, target, "a linalg op");
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
   if (sizes.size() > ranges.size())
@@ -362,9 +370,7 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto self = cast<TransformOpInterface>(getOperation());
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
-    return reject(self, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not a linalg op");
+    return wrongTarget(self, target, "a linalg op");
   if (!insideMapping(target, "thread"))
     return reject(self, target, "bad_order",
                   "vectorize only after thread mapping: the target is not "
@@ -506,9 +512,7 @@ tirx::UnrollOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto self = cast<TransformOpInterface>(getOperation());
   auto loop = dyn_cast<scf::ForOp>(target);
   if (!loop)
-    return reject(self, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not an scf.for");
+    return wrongTarget(self, target, "an scf.for");
   auto lb = getConstantIntValue(loop.getLowerBound());
   auto ub = getConstantIntValue(loop.getUpperBound());
   auto step = getConstantIntValue(loop.getStep());
@@ -544,9 +548,7 @@ tirx::InterchangeOp::applyToOne(TransformRewriter &rewriter,
   auto self = cast<TransformOpInterface>(getOperation());
   auto generic = dyn_cast<linalg::GenericOp>(target);
   if (!generic)
-    return reject(self, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not a linalg.generic");
+    return wrongTarget(self, target, "a linalg.generic");
   ArrayRef<int64_t> perm = getPermutation();
   SmallVector<bool> seen(generic.getNumLoops(), false);
   bool valid = perm.size() == generic.getNumLoops();
@@ -586,9 +588,7 @@ tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
                                   TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
   if (!isa<gpu::BarrierOp>(target))
-    return reject(self, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not a gpu.barrier");
+    return wrongTarget(self, target, "a gpu.barrier");
   Operation *kernel = target->getParentOfType<gpu::LaunchOp>();
   if (!kernel)
     kernel = target->getParentOfType<gpu::GPUFuncOp>();
@@ -632,9 +632,7 @@ tirx::PeelOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto self = cast<TransformOpInterface>(getOperation());
   auto loop = dyn_cast<scf::ForOp>(target);
   if (!loop)
-    return reject(self, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not an scf.for");
+    return wrongTarget(self, target, "an scf.for");
   scf::ForOp remainder;
   if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder)))
     return reject(self, target, "nothing_to_peel",
@@ -661,9 +659,7 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
   auto self = cast<TransformOpInterface>(getOperation());
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
-    return reject(self, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not a linalg op");
+    return wrongTarget(self, target, "a linalg op");
   ArrayRef<int64_t> sizes = getTileSizes();
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
@@ -721,9 +717,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   auto self = cast<TransformOpInterface>(getOperation());
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
-    return reject(self, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not a linalg op");
+    return wrongTarget(self, target, "a linalg op");
   if (!insideMapping(target, "block"))
     return reject(self, target, "bad_order",
                   "shared memory belongs to a block: the target is not "
@@ -859,9 +853,8 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto producer = dyn_cast<linalg::LinalgOp>(target);
   if (!producer || !producer.hasPureBufferSemantics() ||
       producer.getNumDpsInits() != 1)
-    return reject(self, target, "not_applicable",
-                  "the target is " + target->getName().getStringRef() +
-                      ", not a linalg op on buffers with one output");
+    return wrongTarget(self, target,
+                       "a linalg op on buffers with one output");
   if (producer.getNumReductionLoops() != 0 ||
       !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
            .isIdentity())
