@@ -528,6 +528,19 @@ std::optional<int64_t> flopsOf(ModuleOp module) {
       per = 2;
     else if (name == "vector.contract")
       per = 2;
+    bool perWarp = false;
+    if (name == "nvgpu.mma.sync") {
+      // A warp's m x n x k multiply-add (the vector is a thread's share of
+      // C): once per iteration of the warps' forall, a 32nd per thread of
+      // a launch.
+      per = 2;
+      if (auto shape = op->getAttrOfType<ArrayAttr>("mmaShape"))
+        for (Attribute d : shape)
+          if (auto i = dyn_cast<IntegerAttr>(d))
+            per *= i.getInt();
+      lanes = 1;
+      perWarp = true;
+    }
     if (!per)
       return;
     int64_t count = per * lanes;
@@ -550,6 +563,8 @@ std::optional<int64_t> flopsOf(ModuleOp module) {
           return;
         }
         count *= *threads;
+        if (perWarp)
+          count /= 32;
       }
     }
     *total += count;

@@ -176,6 +176,11 @@ Manifest parse(const json &root) {
   m.chip = string(field(root, "manifest", "chip"), "chip");
   if (root.contains("features"))
     m.features = string(root["features"], "features");
+  if (root.contains("math")) {
+    m.math = string(root["math"], "math");
+    if (m.math != "ieee" && m.math != "tf32")
+      fail("math", "expected \"ieee\" or \"tf32\", got \"" + m.math + "\"");
+  }
 
   const json &params = field(root, "manifest", "params");
   if (!params.is_array())
@@ -346,6 +351,7 @@ std::string serializeManifest(const Manifest &m) {
     root["ir_version"] = m.irVersion;
   root["chip"] = m.chip;
   root["features"] = m.features;
+  root["math"] = m.math;
   root["params"] = json::array();
   for (const Param &p : m.params) {
     json j;

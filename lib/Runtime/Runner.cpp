@@ -528,7 +528,8 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
         const Param &p = candidate.params[i];
         if (!p.isBuffer || p.role == Role::in)
           continue;
-        Comparison c = compareBuffers(p.name, p.type, got[i], want[i]);
+        Comparison c = compareBuffers(p.name, p.type, got[i], want[i],
+                                      toleranceFor(p.type, candidate.math));
         worstAbs = std::max(worstAbs, c.maxAbsError);
         worstL2 = std::max(worstL2, c.relL2Error);
         if (s == 0)

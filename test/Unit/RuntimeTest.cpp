@@ -113,6 +113,25 @@ TEST(ManifestTest, MalformedCasesNameTheField) {
   EXPECT_NE(parseError(withField(R"("payload": "saxpy", )", ""))
                 .find("manifest.payload: missing"),
             std::string::npos);
+  EXPECT_NE(parseError(withField(R"("chip": "sm_90")",
+                                 R"("chip": "sm_90", "math": "fp8")"))
+                .find("math: expected \"ieee\" or \"tf32\", got \"fp8\""),
+            std::string::npos);
+}
+
+TEST(ManifestTest, MathDefaultsToIeeeAndRoundTrips) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kGood, m, error)) << error;
+  EXPECT_EQ(m.math, "ieee");
+  ASSERT_TRUE(parseManifest(withField(R"("chip": "sm_90")",
+                                      R"("chip": "sm_90", "math": "tf32")"),
+                            m, error))
+      << error;
+  EXPECT_EQ(m.math, "tf32");
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_EQ(again.math, "tf32");
 }
 
 TEST(ManifestTest, ParsesPtxasReport) {
@@ -236,6 +255,34 @@ TEST(CompareTest, PoisonNaNAndTolerances) {
   fillPoison(other, ElementType::i32);
   EXPECT_TRUE(isPoison(other, ElementType::i32, 2));
   EXPECT_FALSE(compareBuffers("n", ElementType::i32, other, ints).pass);
+
+  // tf32 sums: an error of 1e-3 of the sums' magnitude passes, even on an
+  // element near zero; 5e-2 does not; an ieee bundle allows neither.
+  {
+    std::vector<float> w(256), g(256);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = (i % 2 ? 1.0f : -1.0f) * 5.0f * float(i % 7) / 7.0f;
+    auto bytes = [](const std::vector<float> &v) {
+      std::vector<uint8_t> b(v.size() * 4);
+      std::memcpy(b.data(), v.data(), b.size());
+      return b;
+    };
+    Tolerance tf32 = toleranceFor(ElementType::f32, "tf32");
+    for (size_t i = 0; i < w.size(); ++i)
+      g[i] = w[i] + (i % 3 ? 4e-3f : -4e-3f); // ~1e-3 of rms 2.9, any |w|
+    EXPECT_TRUE(compareBuffers("C", ElementType::f32, bytes(g), bytes(w), tf32)
+                    .pass);
+    EXPECT_FALSE(compareBuffers("C", ElementType::f32, bytes(g), bytes(w)).pass);
+    g = w;
+    g[7] += 0.15f; // 5e-2 of the rms
+    Comparison bad =
+        compareBuffers("C", ElementType::f32, bytes(g), bytes(w), tf32);
+    EXPECT_FALSE(bad.pass);
+    EXPECT_EQ(bad.firstBad, 7);
+    // tf32 says nothing about other types.
+    EXPECT_EQ(toleranceFor(ElementType::f16, "tf32").rtol,
+              toleranceFor(ElementType::f16).rtol);
+  }
 
   // Looser tolerance for bf16 than for f32.
   EXPECT_GT(toleranceFor(ElementType::bf16).rtol,

@@ -24,8 +24,8 @@ const char *kMapToGpuSchema = R"json({"params": {"type": "object", "required": [
   "additionalProperties": false, "properties": {"block_dims": {"type": "array",
   "minItems": 1, "maxItems": 3, "items": {"type": "integer", "minimum": 1, "maximum": 1024},
   "description": "threads per block along x, y, z (thread_binding's mapped_loops give the iterations)"}}},
-  "preconditions": ["the payload has foralls mapped to blocks and threads (tile_to_blocks, tile_to_threads)",
-                    "block_dims match the thread forall's iterations"]})json";
+  "preconditions": ["the payload has foralls mapped to blocks and to threads or warps (tile_to_blocks, then tile_to_threads or use_mma)",
+                    "block_dims match the thread forall's iterations, or give 32 threads per warp of use_mma"]})json";
 
 struct Action {
   std::string name, target;
@@ -311,6 +311,12 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
   } else if (n == "fuse_into") {
     body = "%r0 = transform.tirx.fuse_into %t : (!transform.any_op) -> "
            "!transform.any_op";
+  } else if (n == "use_mma") {
+    std::vector<int64_t> warps{1, 1};
+    if (params->get("warps") && (warps.clear(), !needInts("warps", warps)))
+      return false;
+    body = "%r0 = transform.tirx.use_mma %t warps " + list(warps) +
+           " : (!transform.any_op) -> !transform.any_op";
   } else if (n == "remove_barrier") {
     body = "transform.tirx.remove_barrier %t : !transform.any_op";
   } else if (n == "map_to_gpu") {
@@ -356,10 +362,12 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
 
 std::string mlir::tirx::checkRecipeOrder(const json::Array &recipe) {
   // Each transform and the stages it needs before it in the recipe.
+  // "a|b": either will do.
   static const std::pair<const char *, const char *> needs[] = {
       {"tile_to_threads", "tile_to_blocks"},
+      {"use_mma", "tile_to_blocks"},
       {"vectorize", "tile_to_threads"},
-      {"map_to_gpu", "tile_to_threads"},
+      {"map_to_gpu", "tile_to_threads|use_mma"},
       {"unroll", "map_to_gpu"},
   };
   std::set<std::string> done;
@@ -368,15 +376,22 @@ std::string mlir::tirx::checkRecipeOrder(const json::Array &recipe) {
     auto name = action ? action->getString("transform") : std::nullopt;
     if (!name)
       return "stage " + std::to_string(i) + ": not an action object";
-    for (auto [what, before] : needs)
-      if (*name == what && !done.count(before))
+    for (auto [what, before] : needs) {
+      llvm::SmallVector<llvm::StringRef> options;
+      llvm::StringRef(before).split(options, '|');
+      if (*name == what && llvm::none_of(options, [&](llvm::StringRef o) {
+            return done.count(o.str());
+          }))
         return "stage " + std::to_string(i) + " (" + name->str() +
-               "): needs " + before + " earlier in the recipe (" +
+               "): needs " + llvm::join(options, " or ") +
+               " earlier in the recipe (" +
                (std::string(what) == "unroll"
                     ? "unroll only after the loops are bound to the GPU"
-                    : std::string(what) + " works on what " + before +
+                    : std::string(what) + " works on what " +
+                          llvm::join(options, " or ") +
                           " produces") +
                ")";
+    }
     done.insert(name->str());
   }
   return "";

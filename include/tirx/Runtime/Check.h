@@ -54,13 +54,17 @@ double elementAt(const std::vector<uint8_t> &bytes, ElementType type,
 bool isPoison(const std::vector<uint8_t> &bytes, ElementType type, size_t i);
 
 /// Tolerances by element type: element i passes when
-/// |got - want| <= atol + rtol * |want|; the buffer passes when all elements
-/// do and the relative L2 error is at most rtol.
+/// |got - want| <= atol + rtol * |want| + rmsRel * rms(want); the buffer
+/// passes when all elements do and the relative L2 error is at most rtol.
+/// rmsRel is for sums of many rounded products (tf32): their error scales
+/// with the sum's magnitude, not with one element's, which may be near 0.
 struct Tolerance {
   double rtol;
   double atol;
+  double rmsRel = 0;
 };
-Tolerance toleranceFor(ElementType type);
+/// The tolerance of `type` under the bundle's `math` ("ieee" or "tf32").
+Tolerance toleranceFor(ElementType type, const std::string &math = "ieee");
 
 struct Comparison {
   bool pass = true;
@@ -70,12 +74,17 @@ struct Comparison {
   std::string detail;    // "y[17]: got nan, want 1.5 (unwritten)"
 };
 
-/// Compares `got` with `want` (both `type`, same size) for buffer `name`.
-/// NaN never passes: not where the reference has a number, not where both
-/// are NaN (an element neither wrote).
+/// Compares `got` with `want` (both `type`, same size) for buffer `name`
+/// within `tol` (by default the type's). NaN never passes: not where the
+/// reference has a number, not where both are NaN (an element neither
+/// wrote).
 Comparison compareBuffers(const std::string &name, ElementType type,
                           const std::vector<uint8_t> &got,
                           const std::vector<uint8_t> &want);
+Comparison compareBuffers(const std::string &name, ElementType type,
+                          const std::vector<uint8_t> &got,
+                          const std::vector<uint8_t> &want,
+                          const Tolerance &tol);
 
 } // namespace runtime
 } // namespace tirx

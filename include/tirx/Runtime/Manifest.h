@@ -93,6 +93,10 @@ struct Manifest {
   std::string irVersion; // snapshot id, when known
   std::string chip;
   std::string features;
+  /// The arithmetic of the kernels: "ieee" (f32 is f32), or "tf32" (some
+  /// products were taken on tensor cores with 10-bit mantissas); the
+  /// correctness check allows for it.
+  std::string math = "ieee";
   std::vector<Param> params;
   std::vector<Kernel> kernels; // launched in this order
 

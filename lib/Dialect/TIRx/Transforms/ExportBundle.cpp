@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
@@ -111,13 +112,23 @@ uint64_t countFlopsPerThread(gpu::GPUFuncOp kernel) {
       return;
     Type type = op->getResult(0).getType();
     uint64_t lanes = 1;
+    // A warp's m x n x k multiply-add, a 32nd of it per thread.
+    uint64_t perMma = 0;
+    if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
+      perMma = 2;
+      for (Attribute d : mma.getMmaShape())
+        perMma *= uint64_t(cast<IntegerAttr>(d).getInt());
+      perMma /= 32;
+    }
     if (auto vec = dyn_cast<VectorType>(type)) {
       lanes = vec.getNumElements();
       type = vec.getElementType();
     }
     if (!isa<FloatType>(type))
       return;
-    uint64_t per = 0;
+    uint64_t per = perMma;
+    if (perMma)
+      lanes = 1; // its vector is the thread's share of C, counted above
     if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
             arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
             arith::MinNumFOp>(op))
@@ -304,6 +315,10 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     int64_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2] *
                       kernel.grid[0] * kernel.grid[1] * kernel.grid[2];
     kernel.flops = countFlopsPerThread(func) * uint64_t(threads);
+    func.walk([&](nvgpu::MmaSyncOp mma) {
+      if (mma.getTf32Enabled())
+        manifest.math = "tf32";
+    });
     for (const AccessInfo &a : collectAccesses(func)) {
       auto arg = dyn_cast<BlockArgument>(a.root);
       if (!arg || !isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()) ||

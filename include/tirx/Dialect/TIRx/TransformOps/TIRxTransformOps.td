@@ -378,4 +378,50 @@ def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
 }
 
+def TIRx_UseMmaOp : TIRx_TransformOp<"use_mma", "linalg.matmul", [{
+  {"params": {"type": "object", "additionalProperties": false,
+    "properties": {"warps": {"type": "array", "minItems": 2, "maxItems": 2,
+      "items": {"type": "integer", "minimum": 1, "maximum": 32}, "default": [1, 1],
+      "description": "warps per block along M and N (at most 32 in all); map_to_gpu then needs block_dims [32 * warps[0] * warps[1]]"}}},
+   "preconditions": ["the target is a linalg.matmul on buffers (no transposed or broadcast maps) inside a forall mapped to blocks, not yet split among threads",
+                     "A, B and C are static memrefs of f32 (multiplied as tf32 by the tensor cores)",
+                     "warps[0] * 16 divides M, warps[1] * 8 divides N and 8 divides K"]}
+}]> {
+  let summary = "Compute a block's matmul tile on the tensor cores (mma.sync)";
+  let description = [{
+    Splits the block's `C[M, N] += A[M, K] * B[K, N]` among `warps[0] x
+    warps[1]` warps (an `scf.forall` mapped to `#gpu.warp<y, x>`). Each warp
+    owns an `(M / warps[0]) x (N / warps[1])` tile of C made of 16x8
+    fragments: it loads them once into registers, walks K in steps of 8 with
+    `nvgpu.mma.sync` (shape 16x8x8, `tf32Enabled`), reusing each A and B
+    fragment across the fragments that need it, and stores C once. Each lane
+    loads the elements the PTX fragment layout gives it (from `gpu.lane_id`).
+
+    The products are tf32 (10 mantissa bits), the sums f32: results differ
+    from an f32 reference by about 1e-3 relative. The bundle records this
+    (`math: tf32`), and the runner's check uses a tf32 tolerance.
+
+    ```mlir
+    %warps = transform.tirx.use_mma %matmul warps [2, 2]
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the warps' `scf.forall`. Refuses with
+    `not_applicable` (not a linalg.matmul on buffers, or one with its own
+    indexing maps), `bad_order` (not inside a block mapping, or already
+    split among threads), `unsupported_type` (not static f32 memrefs) or
+    `not_divisible` (a warp tile that is not made of whole 16x8x8 steps;
+    the hint lists warp counts that fit).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$warps);
+  let results = (outs TransformHandleTypeInterface:$forall);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $target (`warps` $warps^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // TIRX_TRANSFORMOPS_TD
