@@ -109,6 +109,15 @@ LogicalResult copyThroughBarriers(OpBuilder &b, Value src, Value dst) {
   return success();
 }
 
+/// "try 2, 4 or 8"; "" for no options.
+std::string tryHint(std::vector<std::string> options) {
+  if (options.empty())
+    return "";
+  std::string last = options.back();
+  options.pop_back();
+  return "try " + (options.empty() ? last : llvm::join(options, ", ") + " or " + last);
+}
+
 /// Sizes near `bad` that divide `extent`, for a hint: "try 2 or 4".
 std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
                          bool powersOfTwo) {
@@ -121,11 +130,7 @@ std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
       continue;
     options.push_back(std::to_string(d));
   }
-  if (options.empty())
-    return "";
-  std::string last = options.back();
-  options.pop_back();
-  return "try " + (options.empty() ? last : llvm::join(options, ", ") + " or " + last);
+  return tryHint(std::move(options));
 }
 
 /// The mapping of an enclosing forall ("block", "thread") or "".
@@ -1032,16 +1037,12 @@ std::string typeText(Type type) {
 }
 
 /// Warp counts `w` along an extent that leave whole fragments: "try 1, 2 or 4".
-std::string warpCountHint(int64_t extent, int64_t fragment, int64_t bad) {
+std::string warpCountHint(int64_t extent, int64_t fragment) {
   std::vector<std::string> options;
   for (int64_t w = 1; w <= 32; w *= 2)
     if (extent % (w * fragment) == 0)
       options.push_back(std::to_string(w));
-  if (options.empty())
-    return "";
-  std::string last = options.back();
-  options.pop_back();
-  return "try " + (options.empty() ? last : llvm::join(options, ", ") + " or " + last);
+  return tryHint(std::move(options));
 }
 } // namespace
 
@@ -1089,12 +1090,12 @@ tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     return reject(self, target, "not_divisible",
                   Twine(warps[0]) + " warps of 16-row fragments do not divide "
                   "M = " + Twine(m),
-                  warpCountHint(m, kMmaM, warps[0]));
+                  warpCountHint(m, kMmaM));
   if (n % (warps[1] * kMmaN) != 0)
     return reject(self, target, "not_divisible",
                   Twine(warps[1]) + " warps of 8-column fragments do not "
                   "divide N = " + Twine(n),
-                  warpCountHint(n, kMmaN, warps[1]));
+                  warpCountHint(n, kMmaN));
   if (k % kMmaK != 0)
     return reject(self, target, "not_divisible",
                   "K = " + Twine(k) + " is not a multiple of 8, the K of one "
