@@ -124,6 +124,7 @@ void mlir::tirx::buildLowerToNVVMPipeline(
 }
 
 void mlir::tirx::buildAnalysisFormPipeline(OpPassManager &pm) {
+  pm.addPass(createTIRxDistributeCopies());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createTIRxLowerVectorTransfers());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());

@@ -79,6 +79,24 @@ def TIRxWorkgroupAllocs : Pass<"tirx-workgroup-allocs"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def TIRxDistributeCopies : Pass<"tirx-distribute-copies"> {
+  let summary = "Split a block's copies between barriers among its threads";
+  let description = [{
+    A `linalg.copy` directly in a `gpu.launch` (or in uniform `scf.for`s
+    inside it) runs in every thread: each copies the whole tile. Where the
+    copy sits between two `gpu.barrier`s (what `promote_to_shared` emits),
+    its operands are the same in every thread, its shape is static and the
+    block size is static, the copy becomes a loop in which thread `t` of
+    `T` copies elements `t, t + T, ...` (consecutive threads, consecutive
+    elements); the barrier after it makes the whole tile visible. Copies
+    that do not meet these conditions are left as they are.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def TIRxSinkConstants : Pass<"tirx-sink-constants"> {
   let summary = "Sink constants used in a gpu.launch into it";
   let description = [{

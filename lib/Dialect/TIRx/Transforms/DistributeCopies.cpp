@@ -1,0 +1,181 @@
+//===- DistributeCopies.cpp - tirx-distribute-copies ------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// A block's copy between barriers, split among its threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace tirx {
+#define GEN_PASS_DEF_TIRXDISTRIBUTECOPIES
+#include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
+} // namespace tirx
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+/// True when `value` may differ between the threads of a block: it is
+/// computed from a thread or lane id (the launch's or an op's), or from a
+/// loop whose bounds are.
+bool variesByThread(Value value, gpu::LaunchOp launch) {
+  SmallVector<Value> work{value};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      gpu::KernelDim3 tid = launch.getThreadIds();
+      if (arg == tid.x || arg == tid.y || arg == tid.z)
+        return true;
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (owner == launch || !launch->isAncestor(owner))
+        continue; // block ids, sizes, values from outside: uniform
+      if (auto loop = dyn_cast<scf::ForOp>(owner)) {
+        work.append({loop.getLowerBound(), loop.getUpperBound(),
+                     loop.getStep()});
+        if (arg != loop.getInductionVar())
+          work.push_back(loop.getInitArgs()[arg.getArgNumber() - 1]);
+        continue;
+      }
+      return true; // an argument of something else: assume it varies
+    }
+    Operation *def = v.getDefiningOp();
+    if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::SubgroupIdOp>(def))
+      return true;
+    if (!launch->isAncestor(def))
+      continue;
+    // Shared memory is the block's (a private alloca is not).
+    if (auto alloc = dyn_cast<memref::AllocOp>(def)) {
+      auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+          alloc.getType().getMemorySpace());
+      if (space && space.getValue() == gpu::AddressSpace::Workgroup) {
+        work.append(def->operand_begin(), def->operand_end());
+        continue;
+      }
+    }
+    if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+      return true; // a value loaded or computed by a region: not provable
+    work.append(def->operand_begin(), def->operand_end());
+  }
+  return false;
+}
+
+/// The copy can be split: between barriers, on uniform operands and
+/// uniform control, static shapes, a static block.
+bool canDistribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
+  if (!copy.hasPureBufferSemantics())
+    return false;
+  if (!isa_and_nonnull<gpu::BarrierOp>(copy->getPrevNode()) ||
+      !isa_and_nonnull<gpu::BarrierOp>(copy->getNextNode()))
+    return false;
+  for (Value v : copy->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape() || variesByThread(v, launch))
+      return false;
+  }
+  for (Operation *p = copy->getParentOp(); p != launch; p = p->getParentOp()) {
+    auto loop = dyn_cast<scf::ForOp>(p);
+    if (!loop)
+      return false;
+    for (Value bound :
+         {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+      if (variesByThread(bound, launch))
+        return false;
+  }
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  return getConstantIntValue(block.x) && getConstantIntValue(block.y) &&
+         getConstantIntValue(block.z);
+}
+
+void distribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
+  IRRewriter rewriter(copy);
+  Location loc = copy.getLoc();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  int64_t bx = *getConstantIntValue(block.x), by = *getConstantIntValue(block.y),
+          bz = *getConstantIntValue(block.z);
+  int64_t threads = bx * by * bz;
+  gpu::KernelDim3 tid = launch.getThreadIds();
+  Value src = copy.getInputs()[0], dst = copy.getOutputs()[0];
+  auto type = cast<MemRefType>(src.getType());
+  int64_t n = type.getNumElements();
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  // Plain arith, not affine: the bounds checker's range analysis follows
+  // it. t = x + bx * (y + by * z): consecutive x, consecutive elements.
+  auto mul = [&](OpBuilder &b, Value v, int64_t c) -> Value {
+    return arith::MulIOp::create(b, loc, v, cst(c));
+  };
+  Value linear = arith::AddIOp::create(
+      rewriter, loc, tid.x,
+      mul(rewriter,
+          arith::AddIOp::create(rewriter, loc, tid.y, mul(rewriter, tid.z, by)),
+          bx));
+  int64_t trips = (n + threads - 1) / threads;
+  scf::ForOp::create(
+      rewriter, loc, cst(0), cst(trips), cst(1), ValueRange{},
+      [&](OpBuilder &b, Location l, Value it, ValueRange) {
+        Value i = arith::AddIOp::create(b, l, mul(b, it, threads), linear);
+        auto body = [&](OpBuilder &b, Value i) {
+          // Row-major: index d is (i / stride_d) mod size_d.
+          SmallVector<Value> index;
+          int64_t stride = n;
+          for (auto [d, size] : llvm::enumerate(type.getShape())) {
+            stride /= size;
+            Value q = stride == 1 ? i
+                                  : arith::DivUIOp::create(b, l, i, cst(stride))
+                                        .getResult();
+            index.push_back(d == 0 ? q
+                                   : arith::RemUIOp::create(b, l, q, cst(size))
+                                         .getResult());
+          }
+          Value v = memref::LoadOp::create(b, l, src, index);
+          memref::StoreOp::create(b, l, v, dst, index);
+        };
+        if (n % threads == 0) {
+          body(b, i);
+        } else {
+          // The last round has fewer elements than threads: the others
+          // skip it (the clamp only tells the bounds checker so).
+          Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                               i, cst(n));
+          scf::IfOp::create(b, l, inside, [&](OpBuilder &t, Location) {
+            body(t, arith::MinUIOp::create(t, l, i, cst(n - 1)));
+            scf::YieldOp::create(t, l);
+          });
+        }
+        scf::YieldOp::create(b, l);
+      });
+  rewriter.eraseOp(copy);
+}
+
+struct DistributeCopiesPass
+    : public tirx::impl::TIRxDistributeCopiesBase<DistributeCopiesPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](gpu::LaunchOp launch) {
+      SmallVector<linalg::CopyOp> copies;
+      launch.getBody().walk([&](linalg::CopyOp copy) {
+        if (copy->getParentOfType<gpu::LaunchOp>() == launch &&
+            canDistribute(copy, launch))
+          copies.push_back(copy);
+      });
+      for (linalg::CopyOp copy : copies)
+        distribute(copy, launch);
+    });
+  }
+};
+} // namespace
