@@ -25,16 +25,25 @@ export_bundle saxpy-tirx "$ex/saxpy.mlir" "$(schedule x saxpy-tirx.transform.mli
 export_bundle exp-scale-ref "$in/exp-scale-onepass.mlir" --tirx-map-reference
 export_bundle exp-scale-fused "$ex/exp-scale.mlir" "$(schedule x exp-scale-fused.transform.mlir)" --transform-interpreter
 tirx=$(dirname "$opt")/tirx
-for recipe in "$ex"/recipes/*.json; do
-  name=recipe-$(basename "$recipe" .json)
+from_recipe() { # name payload recipe: the recipe's last version, exported
+  local name=$1 payload=$2 recipe=$3 head
   rm -rf "$out/ws-$name"
-  payload=$(basename "$recipe" .json)
-  payload=$ex/${payload%%-*}.mlir   # saxpy-vec4.json -> saxpy.mlir
   "$tirx" init "$payload" --workspace "$out/ws-$name" > /dev/null
   head=$("$tirx" apply v1 --recipe "$recipe" --workspace "$out/ws-$name" --json |
          sed -n 's/^ *"id": "\(v[0-9]*\)",$/\1/p' | tail -1)
   "$tirx" show "$head" --workspace "$out/ws-$name" > "$out/$name.mlir"
   rm -rf "$out/ws-$name"
   export_bundle "$name" "$out/$name.mlir"
+}
+for recipe in "$ex"/recipes/*.json; do
+  payload=$(basename "$recipe" .json)
+  payload=$ex/${payload%%-*}.mlir   # saxpy-vec4.json -> saxpy.mlir
+  from_recipe "recipe-$(basename "$recipe" .json)" "$payload" "$recipe"
+done
+# The matmul benchmark's larger size (examples/bench/matmul-bench.sh).
+bench=$src/examples/bench
+export_bundle bench-matmul2048-ref "$bench/matmul2048.mlir" --tirx-map-reference
+for recipe in "$bench"/recipes/*.json; do
+  from_recipe "bench-$(basename "$recipe" .json)" "$bench/matmul2048.mlir" "$recipe"
 done
 touch "$out/.stamp"
