@@ -317,6 +317,21 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
       return false;
     body = "%r0 = transform.tirx.use_mma %t warps " + list(warps) +
            " : (!transform.any_op) -> !transform.any_op";
+  } else if (n == "split_reduction") {
+    int64_t parts;
+    if (!needInt("parts", parts))
+      return false;
+    const json::Value *chunked = params->get("chunked");
+    if (chunked && !chunked->getAsBoolean()) {
+      error = {"invalid_parameter",
+               "\"split_reduction\" takes \"chunked\": true or false", ""};
+      return false;
+    }
+    bool isChunked = chunked && *chunked->getAsBoolean();
+    body = "%r0, %r1, %r2 = transform.tirx.split_reduction %t parts = " +
+           std::to_string(parts) + (isChunked ? " {chunked}" : "") +
+           " : (!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+           "!transform.any_op)";
   } else if (n == "remove_barrier") {
     body = "transform.tirx.remove_barrier %t : !transform.any_op";
   } else if (n == "map_to_gpu") {

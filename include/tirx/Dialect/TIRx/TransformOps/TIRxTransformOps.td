@@ -424,4 +424,62 @@ def TIRx_UseMmaOp : TIRx_TransformOp<"use_mma", "linalg.matmul", [{
   }];
 }
 
+def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic", [{
+  {"params": {"type": "object", "required": ["parts"], "additionalProperties": false,
+    "properties": {"parts": {"type": "integer", "minimum": 2, "maximum": 65536,
+      "description": "partial results per output element: the reduction loop of extent K becomes a parallel loop of `parts` and a reduction of K / parts"},
+     "chunked": {"type": "boolean", "default": false,
+      "description": "part r reduces the contiguous chunk [r * K / parts, (r + 1) * K / parts); by default part r takes r, r + parts, r + 2 * parts, ... (neighbouring parts read neighbouring elements: coalesced on GPUs)"}}},
+   "preconditions": ["the target is a linalg op on buffers with one output and one reduction loop of static extent, not yet tiled or mapped",
+                     "its body combines into the output with one of add, mul, max, min, and, or, xor (an op with a neutral element)",
+                     "parts divides the reduction's extent"]}
+}]> {
+  let summary = "Split a reduction into parallel partial reductions and a combine";
+  let description = [{
+    Rewrites `out = combine(out, reduce_k f(...))`, with `k` of extent `K`,
+    into three ops on buffers:
+
+    1. a buffer of partial results, one more dimension of `parts`, filled
+       with the combiner's neutral element (`linalg.fill`);
+    2. the partial reduction: the target's body over its parallel loops and
+       a new parallel loop `r` of `parts`, reducing `K / parts` elements
+       each (element `k = kk * parts + r`, or `r * K / parts + kk` when
+       `chunked`);
+    3. the combine: `out = combine(out, reduce_r partial)`.
+
+    The new parallel loop is what a GPU needs for a reduction with few
+    outputs (one row sum per row: M threads, not M * parts). Each of the
+    three ops is then tiled and mapped like any other. The partial buffer is
+    allocated and freed in the function, around the three ops; a bundle
+    gets it as a scratch buffer.
+
+    ```mlir
+    %fill, %split, %combine = transform.tirx.split_reduction %sum parts = 32
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces handles to the fill, the partial reduction
+    and the combine. Refuses with `not_applicable` (not a linalg op on
+    buffers with one output of static shape), `not_reduction` (no
+    reduction loop), `several_reductions` (more than one: split one op per
+    reduction), `unknown_combiner` (no single add/mul/max/min/and/or/xor
+    into the output), `bad_order` (already tiled or inside a kernel: the
+    partial buffer belongs to the function) or `not_divisible` (the hint
+    lists part counts that divide the extent). `parts` below 2 is refused
+    by the verifier.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$parts,
+                       UnitAttr:$chunked);
+  let results = (outs TransformHandleTypeInterface:$fill,
+                      TransformHandleTypeInterface:$split,
+                      TransformHandleTypeInterface:$combine);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $target `parts` `=` $parts attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // TIRX_TRANSFORMOPS_TD
