@@ -67,16 +67,6 @@ template <typename... OpTs> std::vector<tirx::ActionInfo> infosOf() {
                            OpTs::getActionSchema().str()}...};
 }
 
-/// The effects of most TIRx transforms: the target handle is consumed, the
-/// results (if any) are new handles, the payload is rewritten.
-void consumeTargetProduceResults(
-    Operation *op, OpOperand &target,
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumesHandle(target, effects);
-  producesHandle(op->getOpResults(), effects);
-  modifiesPayload(effects);
-}
-
 /// A refusal: "<code>: <message>", a note on the payload op, a hint.
 DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
                                    StringRef code, const Twine &message,
@@ -250,11 +240,6 @@ LogicalResult tirx::TileToBlocksOp::verify() {
   return success();
 }
 
-void tirx::TileToBlocksOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
-}
-
 DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
     TransformRewriter &rewriter, Operation *target,
     ApplyToEachResultList &results, TransformState &state) {
@@ -291,11 +276,6 @@ LogicalResult tirx::TileToThreadsOp::verify() {
                             "[32, 1024], got "
                          << getMaxThreads();
   return success();
-}
-
-void tirx::TileToThreadsOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
@@ -364,11 +344,6 @@ LogicalResult tirx::VectorizeOp::verify() {
                             "16, got "
                          << w;
   return success();
-}
-
-void tirx::VectorizeOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure
@@ -543,11 +518,6 @@ tirx::UnrollOp::applyToOne(TransformRewriter &rewriter, Operation *target,
 // interchange
 //===----------------------------------------------------------------------===//
 
-void tirx::InterchangeOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
-}
-
 DiagnosedSilenceableFailure
 tirx::InterchangeOp::applyToOne(TransformRewriter &rewriter,
                                 Operation *target,
@@ -583,11 +553,6 @@ tirx::InterchangeOp::applyToOne(TransformRewriter &rewriter,
 //===----------------------------------------------------------------------===//
 // remove_barrier
 //===----------------------------------------------------------------------===//
-
-void tirx::RemoveBarrierOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
-}
 
 DiagnosedSilenceableFailure
 tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
@@ -628,11 +593,6 @@ tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
 // peel
 //===----------------------------------------------------------------------===//
 
-void tirx::PeelOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
-}
-
 DiagnosedSilenceableFailure
 tirx::PeelOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                          ApplyToEachResultList &results,
@@ -653,11 +613,6 @@ tirx::PeelOp::applyToOne(TransformRewriter &rewriter, Operation *target,
 //===----------------------------------------------------------------------===//
 // tile_reduction
 //===----------------------------------------------------------------------===//
-
-void tirx::TileReductionOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
-}
 
 DiagnosedSilenceableFailure
 tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
@@ -711,11 +666,6 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
 //===----------------------------------------------------------------------===//
 // promote_to_shared
 //===----------------------------------------------------------------------===//
-
-void tirx::PromoteToSharedOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
-}
 
 DiagnosedSilenceableFailure
 tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
@@ -847,11 +797,6 @@ Operation *firstWriterOf(Region &region, ArrayRef<Value> roots) {
   return writer;
 }
 } // namespace
-
-void tirx::FuseIntoOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
-}
 
 DiagnosedSilenceableFailure
 tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
@@ -1019,11 +964,6 @@ LogicalResult tirx::UseMmaOp::verify() {
                             "M and N), each at least 1, at most 32 in all "
                             "(1024 threads)";
   return success();
-}
-
-void tirx::UseMmaOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 namespace {
@@ -1224,11 +1164,6 @@ LogicalResult tirx::SplitReductionOp::verify() {
                             "got "
                          << getParts();
   return success();
-}
-
-void tirx::SplitReductionOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  consumeTargetProduceResults(getOperation(), getTargetMutable(), effects);
 }
 
 DiagnosedSilenceableFailure

@@ -22,13 +22,20 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 /// A TIRx transform: applies to each payload op of its target handle.
 /// `actionSchema` is the JSON Schema of the action's params and its
 /// preconditions in words; `actionTarget` the payload op it matches by
-/// default when an action names none.
+/// default when an action names none. By default it consumes its target
+/// handle and produces new handles (functional style); `functional = 0`
+/// ops declare their own effects.
 class TIRx_TransformOp<string mnemonic, string actionTarget,
-                       string actionSchema, list<Trait> traits = []>
+                       string actionSchema, list<Trait> traits = [],
+                       bit functional = 1>
     : Op<Transform_Dialect, "tirx." # mnemonic,
          !listconcat([TransformOpInterface, TransformEachOpTrait,
-                      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
-                      ReportTrackingListenerFailuresOpTrait], traits)> {
+                      ReportTrackingListenerFailuresOpTrait],
+                     !if(functional,
+                         [FunctionalStyleTransformOpTrait,
+                          MemoryEffectsOpInterface],
+                         [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]),
+                     traits)> {
   let cppNamespace = "::mlir::tirx";
   let extraClassDeclaration = [{
     ::mlir::DiagnosedSilenceableFailure applyToOne(
@@ -164,7 +171,7 @@ def TIRx_UnrollOp : TIRx_TransformOp<"unroll", "scf.for", [{
     "properties": {"factor": {"type": "integer", "minimum": 2, "maximum": 64}}},
    "preconditions": ["the target is an scf.for with a static trip count",
                      "factor divides the trip count (no tail is left)"]}
-}]> {
+}], [], /*functional=*/0> {
   let summary = "Unroll an scf.for by a factor that divides its trip count";
   let description = [{
     ```mlir
