@@ -20,10 +20,7 @@ module attributes {transform.with_named_sequence} {
     transform.tirx.vectorize %c width = 4 : !transform.any_op
     %func = transform.structured.match ops{["func.func"]} in %root
         : (!transform.any_op) -> !transform.any_op
-    %launch = transform.gpu.map_forall_to_blocks %func generate_gpu_launch
-        : (!transform.any_op) -> !transform.any_op
-    transform.gpu.map_nested_forall_to_threads %launch block_dims = [256, 1, 1]
-        sync_after_distribute = false : (!transform.any_op) -> !transform.any_op
+    transform.tirx.map_to_gpu %func block_dims [256] : !transform.any_op
     transform.yield
   }
 }

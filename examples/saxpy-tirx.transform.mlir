@@ -1,6 +1,6 @@
 // saxpy scheduled with TIRx's checked transforms: 1024 elements per block,
 // 4 per thread (256 threads), 4-wide vectors with proven 16-byte alignment,
-// then the upstream GPU mapping.
+// then one kernel of 256 threads (map_to_gpu).
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %generic = transform.structured.match ops{["linalg.generic"]} in %root
@@ -12,10 +12,7 @@ module attributes {transform.with_named_sequence} {
     transform.tirx.vectorize %elem width = 4 : !transform.any_op
     %func = transform.structured.match ops{["func.func"]} in %root
         : (!transform.any_op) -> !transform.any_op
-    %launch = transform.gpu.map_forall_to_blocks %func generate_gpu_launch
-        : (!transform.any_op) -> !transform.any_op
-    transform.gpu.map_nested_forall_to_threads %launch block_dims = [256, 1, 1]
-        sync_after_distribute = false : (!transform.any_op) -> !transform.any_op
+    transform.tirx.map_to_gpu %func block_dims [256] : !transform.any_op
     transform.yield
   }
 }

@@ -18,15 +18,6 @@ using namespace mlir::tirx;
 namespace json = llvm::json;
 
 namespace {
-/// Mapping to the GPU is done by upstream ops; its schema lives here, the
-/// only action without a transform.tirx op.
-const char *kMapToGpuSchema = R"json({"params": {"type": "object", "required": ["block_dims"],
-  "additionalProperties": false, "properties": {"block_dims": {"type": "array",
-  "minItems": 1, "maxItems": 3, "items": {"type": "integer", "minimum": 1, "maximum": 1024},
-  "description": "threads per block along x, y, z (thread_binding's mapped_loops give the iterations)"}}},
-  "preconditions": ["the payload has foralls mapped to blocks and to threads or warps (tile_to_blocks, then tile_to_threads or use_mma)",
-                    "block_dims match the thread forall's iterations, or give 32 threads per warp of use_mma"]})json";
-
 struct Action {
   std::string name, target;
   json::Value schema;
@@ -42,11 +33,6 @@ std::vector<Action> actions() {
     }
     list.push_back({info.name, info.target, std::move(*parsed)});
   }
-  auto map = json::parse(kMapToGpuSchema);
-  if (map)
-    list.push_back({"map_to_gpu", "func.func", std::move(*map)});
-  else
-    llvm::consumeError(map.takeError());
   return list;
 }
 
@@ -338,20 +324,8 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
     std::vector<int64_t> dims;
     if (!needInts("block_dims", dims))
       return false;
-    if (dims.empty() || dims.size() > 3 ||
-        llvm::any_of(dims, [](int64_t d) { return d < 1 || d > 1024; })) {
-      error = {"invalid_parameter",
-               "block_dims must be 1 to 3 sizes in [1, 1024]", ""};
-      return false;
-    }
-    while (dims.size() < 3)
-      dims.push_back(1);
-    body = "%l = transform.gpu.map_forall_to_blocks %t generate_gpu_launch : "
-           "(!transform.any_op) -> !transform.any_op\n"
-           "    transform.gpu.map_nested_forall_to_threads %l block_dims = " +
-           list(dims) +
-           " sync_after_distribute = false : (!transform.any_op) -> "
-           "!transform.any_op";
+    body = "transform.tirx.map_to_gpu %t block_dims " + list(dims) +
+           " : !transform.any_op";
   }
   script = "// action: " + found->name + "\n"
            "module attributes {transform.with_named_sequence} {\n"

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
+#include "mlir/Dialect/GPU/TransformOps/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -48,7 +50,7 @@ public:
   using Base::Base;
   void init() {
     declareGeneratedDialect<scf::SCFDialect>();
-    declareGeneratedDialect<gpu::GPUDialect>();
+    declareGeneratedDialect<mlir::gpu::GPUDialect>();
     declareGeneratedDialect<vector::VectorDialect>();
     declareGeneratedDialect<affine::AffineDialect>();
     declareGeneratedDialect<arith::ArithDialect>();
@@ -94,9 +96,9 @@ DiagnosedSilenceableFailure wrongTarget(TransformOpInterface op,
 /// would call a host runtime function from device code).
 LogicalResult copyThroughBarriers(OpBuilder &b, Value src, Value dst) {
   Location loc = src.getLoc();
-  gpu::BarrierOp::create(b, loc);
+  mlir::gpu::BarrierOp::create(b, loc);
   linalg::CopyOp::create(b, loc, src, dst);
-  gpu::BarrierOp::create(b, loc);
+  mlir::gpu::BarrierOp::create(b, loc);
   return success();
 }
 
@@ -130,10 +132,10 @@ bool insideMapping(Operation *op, StringRef kind) {
        forall = forall->getParentOfType<scf::ForallOp>())
     if (auto mapping = forall.getMapping())
       for (Attribute a : *mapping)
-        if ((kind == "block" && isa<gpu::GPUBlockMappingAttr>(a)) ||
-            (kind == "thread" && isa<gpu::GPUThreadMappingAttr>(a)))
+        if ((kind == "block" && isa<mlir::gpu::GPUBlockMappingAttr>(a)) ||
+            (kind == "thread" && isa<mlir::gpu::GPUThreadMappingAttr>(a)))
           return true;
-  if (kind == "block" && op->getParentOfType<gpu::LaunchOp>())
+  if (kind == "block" && op->getParentOfType<mlir::gpu::LaunchOp>())
     return true;
   return false;
 }
@@ -142,14 +144,14 @@ bool insideMapping(Operation *op, StringRef kind) {
 SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned count,
                                   bool threads) {
   SmallVector<Attribute> mapping;
-  gpu::MappingId ids[] = {gpu::MappingId::DimZ, gpu::MappingId::DimY,
-                          gpu::MappingId::DimX};
+  mlir::gpu::MappingId ids[] = {mlir::gpu::MappingId::DimZ, mlir::gpu::MappingId::DimY,
+                          mlir::gpu::MappingId::DimX};
   for (unsigned i = 0; i < count; ++i) {
-    gpu::MappingId id = ids[3 - count + i];
+    mlir::gpu::MappingId id = ids[3 - count + i];
     if (threads)
-      mapping.push_back(gpu::GPUThreadMappingAttr::get(ctx, id));
+      mapping.push_back(mlir::gpu::GPUThreadMappingAttr::get(ctx, id));
     else
-      mapping.push_back(gpu::GPUBlockMappingAttr::get(ctx, id));
+      mapping.push_back(mlir::gpu::GPUBlockMappingAttr::get(ctx, id));
   }
   return mapping;
 }
@@ -560,11 +562,11 @@ tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
                                   ApplyToEachResultList &results,
                                   TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
-  if (!isa<gpu::BarrierOp>(target))
+  if (!isa<mlir::gpu::BarrierOp>(target))
     return wrongTarget(self, target, "a gpu.barrier");
-  Operation *kernel = target->getParentOfType<gpu::LaunchOp>();
+  Operation *kernel = target->getParentOfType<mlir::gpu::LaunchOp>();
   if (!kernel)
-    kernel = target->getParentOfType<gpu::GPUFuncOp>();
+    kernel = target->getParentOfType<mlir::gpu::GPUFuncOp>();
   if (!kernel)
     kernel = target->getParentOfType<FunctionOpInterface>();
   // Any shared memory in the kernel may be written by one thread and read
@@ -578,7 +580,7 @@ tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
       }
     return WalkResult::advance();
   });
-  if (auto launch = dyn_cast<gpu::LaunchOp>(kernel))
+  if (auto launch = dyn_cast<mlir::gpu::LaunchOp>(kernel))
     if (!launch.getWorkgroupAttributions().empty())
       shared = launch;
   if (shared)
@@ -723,7 +725,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   for (auto f = target->getParentOfType<scf::ForallOp>(); f;
        f = f->getParentOfType<scf::ForallOp>())
     if (f.getMapping() && llvm::any_of(*f.getMapping(), [](Attribute a) {
-          return isa<gpu::GPUBlockMappingAttr>(a);
+          return isa<mlir::gpu::GPUBlockMappingAttr>(a);
         }))
       blockLoop = f;
   auto func = target->getParentOfType<FunctionOpInterface>();
@@ -893,12 +895,12 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto forall = dyn_cast<scf::ForallOp>(loop);
   bool perBlock = forall && forall.getMapping() &&
                   llvm::any_of(*forall.getMapping(), [](Attribute a) {
-                    return isa<gpu::GPUBlockMappingAttr>(a);
+                    return isa<mlir::gpu::GPUBlockMappingAttr>(a);
                   });
   Attribute space;
   if (perBlock)
-    space = gpu::AddressSpaceAttr::get(getContext(),
-                                       gpu::AddressSpace::Workgroup);
+    space = mlir::gpu::AddressSpaceAttr::get(getContext(),
+                                       mlir::gpu::AddressSpace::Workgroup);
   auto privateType =
       MemRefType::get(tileType.getShape(), tileType.getElementType(),
                       MemRefLayoutAttrInterface(), space);
@@ -918,7 +920,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     rewriter.setInsertionPointToStart(forall.getBody());
     privateTile = memref::AllocOp::create(rewriter, tile.getLoc(), privateType);
     rewriter.setInsertionPoint(tile);
-    gpu::BarrierOp::create(rewriter, tile.getLoc());
+    mlir::gpu::BarrierOp::create(rewriter, tile.getLoc());
   } else {
     rewriter.setInsertionPoint(tile);
     privateTile = memref::AllocaOp::create(rewriter, tile.getLoc(), privateType);
@@ -935,7 +937,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   if (oldOut && oldOut->use_empty())
     rewriter.eraseOp(oldOut);
   if (perBlock)
-    gpu::BarrierOp::create(rewriter, tile.getLoc());
+    mlir::gpu::BarrierOp::create(rewriter, tile.getLoc());
   Value replacement = privateTile;
   if (privateType != tileType && castable)
     replacement = memref::CastOp::create(rewriter, tile.getLoc(), tileType,
@@ -1048,8 +1050,8 @@ tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   Location loc = target->getLoc();
   rewriter.setInsertionPoint(target);
   SmallVector<Attribute> mapping{
-      gpu::GPUWarpMappingAttr::get(ctx, gpu::MappingId::LinearDim1),
-      gpu::GPUWarpMappingAttr::get(ctx, gpu::MappingId::LinearDim0)};
+      mlir::gpu::GPUWarpMappingAttr::get(ctx, mlir::gpu::MappingId::LinearDim1),
+      mlir::gpu::GPUWarpMappingAttr::get(ctx, mlir::gpu::MappingId::LinearDim0)};
   auto forall = scf::ForallOp::create(
       rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(warps[0]),
                                             rewriter.getIndexAttr(warps[1])},
@@ -1071,7 +1073,7 @@ tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   };
   int64_t warpM = m / warps[0], warpN = n / warps[1];
   int64_t tilesM = warpM / kMmaM, tilesN = warpN / kMmaN;
-  Value lane = gpu::LaneIdOp::create(rewriter, loc,
+  Value lane = mlir::gpu::LaneIdOp::create(rewriter, loc,
                                      rewriter.getIndexAttr(32));
   // PTX fragment layout: lane = 4 * group + thread-in-group.
   Value group = arith::DivUIOp::create(rewriter, loc, lane, cst(4));
@@ -1181,7 +1183,7 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
     return reject(self, target, "not_applicable",
                   "the output is not a memref of static shape");
   if (insideMapping(target, "block") ||
-      target->getParentOfType<gpu::LaunchOp>() ||
+      target->getParentOfType<mlir::gpu::LaunchOp>() ||
       target->getParentOfType<scf::ForallOp>() ||
       target->getParentOfType<scf::ForOp>())
     return reject(self, target, "bad_order",
@@ -1352,5 +1354,148 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
   results.push_back(fill);
   results.push_back(split);
   results.push_back(combine);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// map_to_gpu
+//===----------------------------------------------------------------------===//
+
+LogicalResult tirx::MapToGpuOp::verify() {
+  ArrayRef<int64_t> dims = getBlockDims();
+  int64_t total = 1;
+  for (int64_t d : dims)
+    total *= std::max<int64_t>(d, 1);
+  if (dims.empty() || dims.size() > 3 ||
+      llvm::any_of(dims, [](int64_t d) { return d < 1 || d > 1024; }) ||
+      total > 1024)
+    return emitOpError() << "invalid_parameter: block_dims must be 1 to 3 "
+                            "sizes in [1, 1024], at most 1024 threads in all";
+  return success();
+}
+
+namespace {
+bool mapsTo(scf::ForallOp forall, StringRef kind) {
+  if (!forall.getMapping())
+    return false;
+  return llvm::any_of(*forall.getMapping(), [&](Attribute a) {
+    return (kind == "block" && isa<mlir::gpu::GPUBlockMappingAttr>(a)) ||
+           (kind == "thread" && isa<mlir::gpu::GPUThreadMappingAttr>(a)) ||
+           (kind == "warp" && isa<mlir::gpu::GPUWarpMappingAttr>(a));
+  });
+}
+
+/// Why the foralls nested in `block` do not fit `dims` threads, or "".
+std::string threadsNeeded(scf::ForallOp block, ArrayRef<int64_t> dims,
+                          std::string &hint) {
+  int64_t total = dims[0] * dims[1] * dims[2];
+  std::string problem;
+  block.getBody()->walk([&](scf::ForallOp nested) {
+    ArrayRef<int64_t> ubs = nested.getStaticUpperBound();
+    if (llvm::any_of(ubs, ShapedType::isDynamic) || !nested.getMapping())
+      return WalkResult::advance(); // upstream says what it cannot map
+    if (mapsTo(nested, "warp")) {
+      int64_t warps = 1;
+      for (int64_t ub : ubs)
+        warps *= ub;
+      if (warps * 32 > total) {
+        problem = tirx::irPath(nested) + " has " + std::to_string(warps) +
+                  " warps: " + std::to_string(warps * 32) +
+                  " threads, the block " + std::to_string(total);
+        hint = "block_dims [" + std::to_string(warps * 32) + "]";
+      }
+    } else if (mapsTo(nested, "thread")) {
+      int64_t need[3] = {1, 1, 1};
+      for (auto [ub, attr] : llvm::zip(ubs, *nested.getMapping()))
+        if (auto t = dyn_cast<mlir::gpu::GPUThreadMappingAttr>(attr))
+          if (t.getMappingId() <= 2)
+            need[t.getMappingId()] = ub;
+      if (need[0] > dims[0] || need[1] > dims[1] || need[2] > dims[2]) {
+        problem = tirx::irPath(nested) + " needs " + std::to_string(need[0]) +
+                  "x" + std::to_string(need[1]) + "x" +
+                  std::to_string(need[2]) + " threads; block_dims give " +
+                  std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
+                  "x" + std::to_string(dims[2]);
+        hint = "block_dims [" + std::to_string(std::max(need[0], dims[0])) +
+               ", " + std::to_string(std::max(need[1], dims[1])) + ", " +
+               std::to_string(std::max(need[2], dims[2])) + "]";
+      }
+    }
+    return problem.empty() ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return problem;
+}
+} // namespace
+
+DiagnosedSilenceableFailure
+tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
+                             ApplyToEachResultList &results,
+                             TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  SmallVector<int64_t> dims(getBlockDims());
+  dims.resize(3, 1);
+  // The block foralls not nested in another forall or a launch.
+  SmallVector<scf::ForallOp> blocks;
+  target->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<mlir::gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    auto forall = dyn_cast<scf::ForallOp>(op);
+    if (!forall)
+      return WalkResult::advance();
+    if (mapsTo(forall, "block"))
+      blocks.push_back(forall);
+    return WalkResult::skip();
+  });
+  if (blocks.empty())
+    return reject(self, target, "bad_order",
+                  "no scf.forall mapped to blocks in the target",
+                  "apply tile_to_blocks first");
+  for (scf::ForallOp block : blocks) {
+    std::string hint;
+    std::string problem = threadsNeeded(block, dims, hint);
+    if (!problem.empty())
+      return reject(self, block, "block_too_small", problem, "try " + hint);
+  }
+
+  MLIRContext *ctx = getContext();
+  for (scf::ForallOp block : blocks) {
+    Location loc = block.getLoc();
+    rewriter.setInsertionPoint(block);
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    Value one = cst(1);
+    auto launch = mlir::gpu::LaunchOp::create(rewriter, loc, one, one, one,
+                                        cst(dims[0]), cst(dims[1]),
+                                        cst(dims[2]));
+    rewriter.setInsertionPointToEnd(&launch.getBody().front());
+    auto terminator = mlir::gpu::TerminatorOp::create(rewriter, loc);
+    rewriter.moveOpBefore(block, terminator);
+    FailureOr<DeviceMaskingAttrInterface> mask = block.getDeviceMaskingAttr();
+    if (failed(mask))
+      return reject(self, block, "not_applicable",
+                    "the block forall's mapping has an invalid mask");
+    transform::gpu::GpuBlockIdBuilder ids(ctx, block.usesLinearMapping(),
+                                          *mask);
+    SmallVector<int64_t> grid;
+    DiagnosedSilenceableFailure mapped =
+        transform::gpu::mapForallToBlocksImpl(rewriter, self, block, grid,
+                                              ids);
+    if (!mapped.succeeded())
+      return mapped;
+    grid.resize(3, 1);
+    rewriter.setInsertionPoint(launch);
+    Value gx = cst(grid[0]), gy = cst(grid[1]), gz = cst(grid[2]);
+    rewriter.modifyOpInPlace(launch, [&] {
+      launch.getGridSizeXMutable().assign(gx);
+      launch.getGridSizeYMutable().assign(gy);
+      launch.getGridSizeZMutable().assign(gz);
+    });
+    mapped = transform::gpu::mapNestedForallToThreadsImpl(
+        rewriter, self, launch, dims, /*warpSize=*/32,
+        /*syncAfterDistribute=*/false);
+    if (!mapped.succeeded())
+      return mapped;
+  }
   return DiagnosedSilenceableFailure::success();
 }

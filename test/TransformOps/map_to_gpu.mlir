@@ -1,0 +1,102 @@
+// map_to_gpu: each forall mapped to blocks becomes its own gpu.launch.
+// RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics | FileCheck %s
+
+// Two ops, two kernels, in program order: a fill of 64 blocks x 256
+// threads, then a generic of 16 blocks x 64 threads (guarded: 256 threads
+// run the block, 64 work).
+// CHECK-LABEL: func.func @two_kernels
+//       CHECK:   gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+//       CHECK:     gpu.block_id  x
+//       CHECK:     gpu.thread_id  x
+//       CHECK:     linalg.fill
+//       CHECK:   gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+//       CHECK:     scf.if
+//       CHECK:       linalg.generic
+//   CHECK-NOT:   scf.forall
+func.func @two_kernels(%a: memref<16384xf32>, %b: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<16384xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      outs(%b : memref<1024xf32>) {
+  ^bb0(%x: f32):
+    %y = arith.addf %x, %x : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %fill = transform.structured.match ops{["linalg.fill"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1, %b1 = transform.tirx.tile_to_blocks %fill tile_sizes [256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %f2, %t1 = transform.tirx.tile_to_threads %f1 elements_per_thread [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %g1, %b2 = transform.tirx.tile_to_blocks %g tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %g2, %t2 = transform.tirx.tile_to_threads %g1 elements_per_thread [1] {max_threads = 1024} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.tirx.map_to_gpu %func block_dims [256] : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: nothing mapped to blocks yet.
+// expected-note @below {{payload op: func @untiled}}
+func.func @untiled(%b: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%b : memref<1024xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{bad_order: no scf.forall mapped to blocks in the target}}
+    // expected-note @below {{hint: apply tile_to_blocks first}}
+    transform.tirx.map_to_gpu %func block_dims [256] : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused before anything changes: 16x16 threads do not fit 8x16.
+func.func @small(%c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-note @below {{payload op: func @small / scf.forall#0 (block y, block x)}}
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %fill = transform.structured.match ops{["linalg.fill"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1, %b1 = transform.tirx.tile_to_blocks %fill tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %f2, %t1 = transform.tirx.tile_to_threads %f1 elements_per_thread [2, 2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{block_too_small: func @small / scf.forall#0 (block y, block x) / scf.forall#0 (thread y, thread x) needs 16x16x1 threads; block_dims give 8x16x1}}
+    // expected-note @below {{hint: try block_dims [16, 16, 1]}}
+    transform.tirx.map_to_gpu %func block_dims [8, 16] : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: use_mma's 4 warps need 128 threads.
+func.func @warps(%A: memref<64x16xf32>, %B: memref<16x64xf32>, %C: memref<64x64xf32>) {
+  // expected-note @below {{payload op: func @warps / scf.forall#0 (block y, block x)}}
+  linalg.matmul ins(%A, %B : memref<64x16xf32>, memref<16x64xf32>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %w = transform.tirx.use_mma %t warps [2, 2] : (!transform.any_op) -> !transform.any_op
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{block_too_small: func @warps / scf.forall#0 (block y, block x) / scf.forall#0 (warp linear_dim_1, warp linear_dim_0) has 4 warps: 128 threads, the block 64}}
+    // expected-note @below {{hint: try block_dims [128]}}
+    transform.tirx.map_to_gpu %func block_dims [64] : !transform.any_op
+    transform.yield
+  }
+}
