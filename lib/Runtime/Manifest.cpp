@@ -158,6 +158,31 @@ void parseDims(const json &value, const std::string &path, int64_t out[3],
     out[i] = integer(value[i], path + "[" + std::to_string(i) + "]", 1, max);
 }
 
+/// A buffer's "shape" (at most 2^40 elements) and optional "bytes";
+/// returns the bytes.
+uint64_t bufferShape(const json &j, const std::string &path, ElementType type,
+                     std::vector<int64_t> &out) {
+  const json &shape = field(j, path, "shape");
+  if (!shape.is_array())
+    fail(path + ".shape", "expected an array");
+  uint64_t elements = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t extent = integer(shape[d],
+                             path + ".shape[" + std::to_string(d) + "]", 1,
+                             int64_t(1) << 40);
+    out.push_back(extent);
+    elements *= uint64_t(extent);
+    if (elements > (uint64_t(1) << 40))
+      fail(path + ".shape", "more than 2^40 elements");
+  }
+  uint64_t bytes = elements * elementBytes(type);
+  if (j.contains("bytes") &&
+      uint64_t(integer(j["bytes"], path + ".bytes", 0, INT64_MAX)) != bytes)
+    fail(path + ".bytes", "does not match shape x element size (" +
+                              std::to_string(bytes) + ")");
+  return bytes;
+}
+
 Manifest parse(const json &root) {
   Manifest m;
   if (!root.is_object())
@@ -194,25 +219,7 @@ Manifest parse(const json &root) {
     param.type = elementType(field(p, path, "type"), path + ".type");
     if (kind == "buffer") {
       param.isBuffer = true;
-      const json &shape = field(p, path, "shape");
-      if (!shape.is_array())
-        fail(path + ".shape", "expected an array");
-      uint64_t elements = 1;
-      for (size_t d = 0; d < shape.size(); ++d) {
-        int64_t extent = integer(shape[d],
-                                 path + ".shape[" + std::to_string(d) + "]",
-                                 1, int64_t(1) << 40);
-        param.shape.push_back(extent);
-        elements *= uint64_t(extent);
-        if (elements > (uint64_t(1) << 40))
-          fail(path + ".shape", "more than 2^40 elements");
-      }
-      param.bytes = elements * elementBytes(param.type);
-      if (p.contains("bytes") &&
-          uint64_t(integer(p["bytes"], path + ".bytes", 0, INT64_MAX)) !=
-              param.bytes)
-        fail(path + ".bytes", "does not match shape x element size (" +
-                                  std::to_string(param.bytes) + ")");
+      param.bytes = bufferShape(p, path, param.type, param.shape);
       std::string role = string(field(p, path, "role"), path + ".role");
       if (role == "in")
         param.role = Role::in;
@@ -230,6 +237,20 @@ Manifest parse(const json &root) {
       fail(path + ".kind", "expected buffer or scalar, got \"" + kind + "\"");
     }
     m.params.push_back(param);
+  }
+
+  if (root.contains("scratch")) {
+    const json &scratch = root["scratch"];
+    if (!scratch.is_array())
+      fail("scratch", "expected an array");
+    for (size_t i = 0; i < scratch.size(); ++i) {
+      std::string path = "scratch[" + std::to_string(i) + "]";
+      Scratch s;
+      s.name = string(field(scratch[i], path, "name"), path + ".name");
+      s.type = elementType(field(scratch[i], path, "type"), path + ".type");
+      s.bytes = bufferShape(scratch[i], path, s.type, s.shape);
+      m.scratch.push_back(s);
+    }
   }
 
   const json &kernels = field(root, "manifest", "kernels");
@@ -261,6 +282,11 @@ Manifest parse(const json &root) {
       if (args[a].contains("param")) {
         arg.param = int(integer(args[a]["param"], apath + ".param", 0,
                                 int64_t(m.params.size()) - 1));
+      } else if (args[a].contains("scratch")) {
+        if (m.scratch.empty())
+          fail(apath + ".scratch", "the manifest has no scratch buffers");
+        arg.scratch = int(integer(args[a]["scratch"], apath + ".scratch", 0,
+                                  int64_t(m.scratch.size()) - 1));
       } else {
         arg.type = elementType(field(args[a], apath, "type"), apath + ".type");
         arg.value = number(field(args[a], apath, "value"), apath + ".value");
@@ -367,6 +393,14 @@ std::string serializeManifest(const Manifest &m) {
     }
     root["params"].push_back(j);
   }
+  if (!m.scratch.empty()) {
+    root["scratch"] = json::array();
+    for (const Scratch &s : m.scratch)
+      root["scratch"].push_back({{"name", s.name},
+                                 {"type", elementTypeName(s.type)},
+                                 {"shape", s.shape},
+                                 {"bytes", s.bytes}});
+  }
   root["kernels"] = json::array();
   for (const Kernel &k : m.kernels) {
     json j;
@@ -380,6 +414,8 @@ std::string serializeManifest(const Manifest &m) {
     for (const KernelArg &a : k.args) {
       if (a.param)
         j["args"].push_back({{"param", *a.param}});
+      else if (a.scratch)
+        j["args"].push_back({{"scratch", *a.scratch}});
       else
         j["args"].push_back(
             {{"type", elementTypeName(a.type)}, {"value", a.value}});

@@ -271,8 +271,11 @@ struct LoadedBundle {
         const KernelArg &arg = k.args[a];
         uint8_t *slot = storage[a].data();
         std::memset(slot, 0, 8);
-        if (arg.param && m.params[*arg.param].isBuffer) {
-          CUdeviceptr p = buffers[*arg.param]->ptr;
+        if (arg.scratch || (arg.param && m.params[*arg.param].isBuffer)) {
+          // Scratch buffers follow the parameters' (see allocate).
+          CUdeviceptr p = arg.scratch
+                              ? buffers[m.params.size() + *arg.scratch]->ptr
+                              : buffers[*arg.param]->ptr;
           std::memcpy(slot, &p, sizeof(p));
         } else {
           ElementType type = arg.param ? m.params[*arg.param].type : arg.type;
@@ -307,12 +310,28 @@ void synchronize(const RunOptions &options) {
   check(r, "cuCtxSynchronize (kernel execution)");
 }
 
+/// One device buffer per buffer parameter (null for scalars), then one per
+/// scratch buffer.
 std::vector<std::unique_ptr<DeviceBuffer>> allocate(const Manifest &m) {
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
   for (const Param &p : m.params)
     buffers.push_back(p.isBuffer ? std::make_unique<DeviceBuffer>(p.bytes)
                                  : nullptr);
+  for (const Scratch &s : m.scratch)
+    buffers.push_back(std::make_unique<DeviceBuffer>(s.bytes));
   return buffers;
+}
+
+/// Poisons the scratch buffers: a kernel reading what none wrote then
+/// yields NaN (or the integer sentinel), which the check catches.
+void poisonScratch(const Manifest &m,
+                   const std::vector<std::unique_ptr<DeviceBuffer>> &buffers) {
+  for (size_t i = 0; i < m.scratch.size(); ++i) {
+    std::vector<uint8_t> poison(m.scratch[i].bytes);
+    fillPoison(poison, m.scratch[i].type);
+    CU(cuMemcpyHtoD(buffers[m.params.size() + i]->ptr, poison.data(),
+                    poison.size()));
+  }
 }
 
 /// Host images of every buffer for one input set: inputs random, outputs
@@ -514,6 +533,7 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
     for (int s = 0; s < sets; ++s) {
       auto host = makeInputs(candidate, options.seed + uint64_t(s));
       upload(buffers, host);
+      poisonScratch(candidate, buffers);
       cand.launch(buffers);
       synchronize(options);
       f.launchStatus = "ok";
@@ -521,6 +541,7 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
         continue;
       auto got = download(candidate, buffers);
       upload(refBuffers, host);
+      poisonScratch(*reference, refBuffers);
       ref->launch(refBuffers);
       synchronize(options);
       auto want = download(*reference, refBuffers);

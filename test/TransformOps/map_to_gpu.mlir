@@ -40,6 +40,41 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// Without block_dims each kernel gets the threads its forall needs: 64x4
+// for the 2-D fill, 64 for the generic (no guard).
+// CHECK-LABEL: func.func @own_blocks
+//       CHECK:   gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{.*}}, %{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}})
+//       CHECK:     linalg.fill
+//       CHECK:   gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+//   CHECK-NOT:     scf.if
+//       CHECK:     linalg.generic
+func.func @own_blocks(%a: memref<32x1024xf32>, %b: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<32x1024xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      outs(%b : memref<1024xf32>) {
+  ^bb0(%x: f32):
+    %y = arith.addf %x, %x : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %fill = transform.structured.match ops{["linalg.fill"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1, %b1 = transform.tirx.tile_to_blocks %fill tile_sizes [4, 64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %f2, %t1 = transform.tirx.tile_to_threads %f1 elements_per_thread [1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %g1, %b2 = transform.tirx.tile_to_blocks %g tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %g2, %t2 = transform.tirx.tile_to_threads %g1 elements_per_thread [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.tirx.map_to_gpu %func : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Refused: nothing mapped to blocks yet.
 // expected-note @below {{payload op: func @untiled}}
 func.func @untiled(%b: memref<1024xf32>) {

@@ -119,6 +119,39 @@ TEST(ManifestTest, MalformedCasesNameTheField) {
             std::string::npos);
 }
 
+TEST(ManifestTest, ScratchBuffersParseCheckAndRoundTrip) {
+  Manifest m;
+  std::string error;
+  std::string text =
+      withField(R"("kernels": [)",
+                R"("scratch": [{"name": "scratch0", "type": "f32", "shape": [8, 4]}],
+                   "kernels": [)");
+  text.replace(text.find(R"({"param": 2})"), 12, R"({"scratch": 0})");
+  ASSERT_TRUE(parseManifest(text, m, error)) << error;
+  ASSERT_EQ(m.scratch.size(), 1u);
+  EXPECT_EQ(m.scratch[0].bytes, 128u);
+  ASSERT_TRUE(m.kernels[0].args[1].scratch.has_value());
+  EXPECT_EQ(*m.kernels[0].args[1].scratch, 0);
+  EXPECT_FALSE(m.kernels[0].args[1].param.has_value());
+  // Scratch is not traffic a run must make.
+  EXPECT_EQ(m.minimumBytesMoved(), 4096u + 2 * 2048u);
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_EQ(serializeManifest(again), serializeManifest(m));
+
+  std::string bad = text;
+  bad.replace(bad.find(R"({"scratch": 0})"), 14, R"({"scratch": 1})");
+  EXPECT_NE(parseError(bad).find("kernels[0].args[1].scratch"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"({"param": 2})", R"({"scratch": 0})"))
+                .find("kernels[0].args[1].scratch: the manifest has no "
+                      "scratch buffers"),
+            std::string::npos);
+  bad = text;
+  bad.replace(bad.find("[8, 4]"), 6, "[8, 0]");
+  EXPECT_NE(parseError(bad).find("scratch[0].shape[1]"), std::string::npos);
+}
+
 TEST(ManifestTest, MathDefaultsToIeeeAndRoundTrips) {
   Manifest m;
   std::string error;

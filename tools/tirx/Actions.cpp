@@ -322,9 +322,10 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
     body = "transform.tirx.remove_barrier %t : !transform.any_op";
   } else if (n == "map_to_gpu") {
     std::vector<int64_t> dims;
-    if (!needInts("block_dims", dims))
+    if (params->get("block_dims") && !needInts("block_dims", dims))
       return false;
-    body = "transform.tirx.map_to_gpu %t block_dims " + list(dims) +
+    body = "transform.tirx.map_to_gpu %t" +
+           (dims.empty() ? std::string() : " block_dims " + list(dims)) +
            " : !transform.any_op";
   }
   script = "// action: " + found->name + "\n"

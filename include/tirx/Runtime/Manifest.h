@@ -46,9 +46,22 @@ struct Param {
   double value = 0;
 };
 
-/// A kernel argument: a payload parameter or a constant scalar.
+/// A buffer the kernels pass results through that the payload function
+/// allocates itself (split_reduction's partial results, an unfused
+/// intermediate): the runner allocates it on the device, poisoned before
+/// each checked run so that reading an element no kernel wrote shows.
+struct Scratch {
+  std::string name; // "scratch0", ...
+  ElementType type = ElementType::f32;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+};
+
+/// A kernel argument: a payload parameter, a scratch buffer or a constant
+/// scalar.
 struct KernelArg {
-  std::optional<int> param; // index into Manifest::params
+  std::optional<int> param;   // index into Manifest::params
+  std::optional<int> scratch; // index into Manifest::scratch
   ElementType type = ElementType::i64; // for constants
   double value = 0;                    // for constants
 };
@@ -98,6 +111,7 @@ struct Manifest {
   /// correctness check allows for it.
   std::string math = "ieee";
   std::vector<Param> params;
+  std::vector<Scratch> scratch;
   std::vector<Kernel> kernels; // launched in this order
 
   /// Bytes a run must move at least: inputs read once, outputs written

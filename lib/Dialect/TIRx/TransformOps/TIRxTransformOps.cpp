@@ -1366,11 +1366,14 @@ LogicalResult tirx::MapToGpuOp::verify() {
   int64_t total = 1;
   for (int64_t d : dims)
     total *= std::max<int64_t>(d, 1);
-  if (dims.empty() || dims.size() > 3 ||
+  if (dims.empty())
+    return success(); // each kernel gets the threads its foralls need
+  if (dims.size() > 3 ||
       llvm::any_of(dims, [](int64_t d) { return d < 1 || d > 1024; }) ||
       total > 1024)
     return emitOpError() << "invalid_parameter: block_dims must be 1 to 3 "
-                            "sizes in [1, 1024], at most 1024 threads in all";
+                            "sizes in [1, 1024], at most 1024 threads in all "
+                            "(or none)";
   return success();
 }
 
@@ -1385,45 +1388,41 @@ bool mapsTo(scf::ForallOp forall, StringRef kind) {
   });
 }
 
-/// Why the foralls nested in `block` do not fit `dims` threads, or "".
-std::string threadsNeeded(scf::ForallOp block, ArrayRef<int64_t> dims,
-                          std::string &hint) {
-  int64_t total = dims[0] * dims[1] * dims[2];
-  std::string problem;
+/// The threads a forall nested in a block forall needs: per dimension for
+/// one mapped to threads, in all (32 per warp) for one mapped to warps.
+struct ThreadsNeeded {
+  scf::ForallOp forall;
+  int64_t dims[3] = {1, 1, 1};
+  int64_t warpThreads = 0; // > 0: a warp forall
+};
+
+SmallVector<ThreadsNeeded> threadsNeeded(scf::ForallOp block) {
+  SmallVector<ThreadsNeeded> needs;
   block.getBody()->walk([&](scf::ForallOp nested) {
     ArrayRef<int64_t> ubs = nested.getStaticUpperBound();
     if (llvm::any_of(ubs, ShapedType::isDynamic) || !nested.getMapping())
-      return WalkResult::advance(); // upstream says what it cannot map
+      return; // upstream says what it cannot map
+    ThreadsNeeded need{nested};
     if (mapsTo(nested, "warp")) {
-      int64_t warps = 1;
+      need.warpThreads = 32;
       for (int64_t ub : ubs)
-        warps *= ub;
-      if (warps * 32 > total) {
-        problem = tirx::irPath(nested) + " has " + std::to_string(warps) +
-                  " warps: " + std::to_string(warps * 32) +
-                  " threads, the block " + std::to_string(total);
-        hint = "block_dims [" + std::to_string(warps * 32) + "]";
-      }
+        need.warpThreads *= ub;
     } else if (mapsTo(nested, "thread")) {
-      int64_t need[3] = {1, 1, 1};
       for (auto [ub, attr] : llvm::zip(ubs, *nested.getMapping()))
         if (auto t = dyn_cast<mlir::gpu::GPUThreadMappingAttr>(attr))
           if (t.getMappingId() <= 2)
-            need[t.getMappingId()] = ub;
-      if (need[0] > dims[0] || need[1] > dims[1] || need[2] > dims[2]) {
-        problem = tirx::irPath(nested) + " needs " + std::to_string(need[0]) +
-                  "x" + std::to_string(need[1]) + "x" +
-                  std::to_string(need[2]) + " threads; block_dims give " +
-                  std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
-                  "x" + std::to_string(dims[2]);
-        hint = "block_dims [" + std::to_string(std::max(need[0], dims[0])) +
-               ", " + std::to_string(std::max(need[1], dims[1])) + ", " +
-               std::to_string(std::max(need[2], dims[2])) + "]";
-      }
+            need.dims[t.getMappingId()] = ub;
+    } else {
+      return;
     }
-    return problem.empty() ? WalkResult::advance() : WalkResult::interrupt();
+    needs.push_back(need);
   });
-  return problem;
+  return needs;
+}
+
+std::string dimsText(ArrayRef<int64_t> d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
+         std::to_string(d[2]);
 }
 } // namespace
 
@@ -1432,8 +1431,6 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                              ApplyToEachResultList &results,
                              TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
-  SmallVector<int64_t> dims(getBlockDims());
-  dims.resize(3, 1);
   // The block foralls not nested in another forall or a launch.
   SmallVector<scf::ForallOp> blocks;
   target->walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -1450,15 +1447,58 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     return reject(self, target, "bad_order",
                   "no scf.forall mapped to blocks in the target",
                   "apply tile_to_blocks first");
+  // Each kernel's block: the given dims, or by default what its thread or
+  // warp foralls need. Everything is checked before anything changes.
+  SmallVector<SmallVector<int64_t>> blockDims;
   for (scf::ForallOp block : blocks) {
-    std::string hint;
-    std::string problem = threadsNeeded(block, dims, hint);
-    if (!problem.empty())
-      return reject(self, block, "block_too_small", problem, "try " + hint);
+    SmallVector<ThreadsNeeded> needs = threadsNeeded(block);
+    SmallVector<int64_t> dims(getBlockDims());
+    if (dims.empty()) {
+      if (needs.empty())
+        return reject(self, block, "bad_order",
+                      "nothing in the block is mapped to threads or warps, "
+                      "and no block_dims are given",
+                      "apply tile_to_threads or use_mma first");
+      dims = {1, 1, 1};
+      for (const ThreadsNeeded &n : needs)
+        for (int d = 0; d < 3; ++d)
+          dims[d] = std::max(dims[d], d == 0 ? std::max(n.dims[0],
+                                                         n.warpThreads)
+                                             : n.dims[d]);
+      if (dims[0] * dims[1] * dims[2] > 1024)
+        return reject(self, block, "block_too_small",
+                      "the block's foralls need " + dimsText(dims) +
+                          " threads, above 1024",
+                      "use fewer threads per block (tile_to_threads)");
+    }
+    dims.resize(3, 1);
+    int64_t total = dims[0] * dims[1] * dims[2];
+    for (const ThreadsNeeded &n : needs) {
+      std::string problem;
+      std::string hint;
+      if (n.warpThreads > total) {
+        problem = tirx::irPath(n.forall) + " has " +
+                  std::to_string(n.warpThreads / 32) + " warps: " +
+                  std::to_string(n.warpThreads) + " threads, the block " +
+                  std::to_string(total);
+        hint = "block_dims [" + std::to_string(n.warpThreads) + "]";
+      } else if (n.dims[0] > dims[0] || n.dims[1] > dims[1] ||
+                 n.dims[2] > dims[2]) {
+        problem = tirx::irPath(n.forall) + " needs " + dimsText(n.dims) +
+                  " threads; block_dims give " + dimsText(dims);
+        hint = "block_dims [" + std::to_string(std::max(n.dims[0], dims[0])) +
+               ", " + std::to_string(std::max(n.dims[1], dims[1])) + ", " +
+               std::to_string(std::max(n.dims[2], dims[2])) +
+               "], or none (each kernel its own)";
+      }
+      if (!problem.empty())
+        return reject(self, block, "block_too_small", problem, "try " + hint);
+    }
+    blockDims.push_back(dims);
   }
 
   MLIRContext *ctx = getContext();
-  for (scf::ForallOp block : blocks) {
+  for (auto [block, dims] : llvm::zip(blocks, blockDims)) {
     Location loc = block.getLoc();
     rewriter.setInsertionPoint(block);
     auto cst = [&](int64_t v) -> Value {

@@ -111,6 +111,31 @@ std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
                              operands.take_front(map.getNumDims()),
                              operands.drop_front(map.getNumDims()), depth))
         return r;
+    } else if (auto lin = dyn_cast<affine::AffineLinearizeIndexOp>(op)) {
+      // sum index_i * stride_i, strides from the static basis (the last
+      // n - 1 entries; an outer bound, if any, only bounds index 0).
+      ValueRange indices = lin.getMultiIndex();
+      ArrayRef<int64_t> basis = lin.getStaticBasis();
+      size_t n = indices.size();
+      if (n > 0 && basis.size() + 1 >= n &&
+          llvm::none_of(basis.take_back(n - 1), ShapedType::isDynamic)) {
+        Range total{0, 0};
+        int64_t stride = 1;
+        bool known = true;
+        for (size_t i = n; i-- > 0;) {
+          auto r = valueRange(solver, indices[i], depth + 1);
+          if (!r) {
+            known = false;
+            break;
+          }
+          total.lo += r->lo * stride;
+          total.hi += r->hi * stride;
+          if (i > 0)
+            stride *= basis[basis.size() - (n - i)];
+        }
+        if (known)
+          return total;
+      }
     } else if (auto mul = dyn_cast<arith::MulIOp>(op)) {
       auto c = getConstantIntValue(mul.getRhs());
       Value other = mul.getLhs();

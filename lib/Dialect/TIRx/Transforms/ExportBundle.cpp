@@ -252,6 +252,7 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
   }
 
   // Launches, in program order.
+  SmallVector<Operation *> scratchAllocs; // manifest.scratch's allocations
   WalkResult walk = payload.walk([&](gpu::LaunchFuncOp launch) -> WalkResult {
     rt::Kernel kernel;
     kernel.name = launch.getKernelName().str();
@@ -285,6 +286,35 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
       if (auto blockArg = dyn_cast<BlockArgument>(operand);
           blockArg && blockArg.getOwner() == &payload.getBody().front()) {
         arg.param = int(blockArg.getArgNumber());
+      } else if (auto alloc = operand.getDefiningOp<memref::AllocOp>();
+                 alloc && alloc->getBlock() == &payload.getBody().front()) {
+        // A buffer the function allocates for its kernels: a scratch
+        // buffer the runner allocates.
+        MemRefType type = alloc.getType();
+        std::optional<rt::ElementType> element =
+            elementTypeOf(type.getElementType());
+        if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+            type.getMemorySpace() || !element) {
+          launch.emitError() << "tirx-export-bundle: kernel argument #"
+                             << index << " of " << where
+                             << " is an allocation of " << type
+                             << "; a scratch buffer needs a static shape, "
+                                "the identity layout, global memory and a "
+                                "manifest element type";
+          return WalkResult::interrupt();
+        }
+        auto found = llvm::find(scratchAllocs, alloc.getOperation());
+        arg.scratch = int(found - scratchAllocs.begin());
+        if (found == scratchAllocs.end()) {
+          scratchAllocs.push_back(alloc);
+          rt::Scratch scratch;
+          scratch.name = "scratch" + std::to_string(*arg.scratch);
+          scratch.type = *element;
+          scratch.shape.assign(type.getShape().begin(), type.getShape().end());
+          scratch.bytes = uint64_t(type.getNumElements()) *
+                          rt::elementBytes(*element);
+          manifest.scratch.push_back(scratch);
+        }
       } else if (auto type = elementTypeOf(operand.getType());
                  type && operand.getDefiningOp<arith::ConstantOp>()) {
         arg.type = *type;
@@ -371,14 +401,20 @@ ExportBundlePass::writeBinaries(ModuleOp lowered, rt::Manifest &manifest,
     }
   }
 
+  // The lowered module keeps the launches, in the same order as the
+  // manifest's kernels; each names its kernel's module (kernels of several
+  // modules may share a name: rowsum_kernel in @rowsum_kernel and
+  // @rowsum_kernel_0).
+  SmallVector<std::string> modules;
+  lowered.walk([&](gpu::LaunchFuncOp launch) {
+    modules.push_back(launch.getKernelModuleName().str());
+  });
+  if (modules.size() != manifest.kernels.size())
+    return lowered.emitError()
+           << "tirx-export-bundle: the lowered module has " << modules.size()
+           << " launches, the manifest " << manifest.kernels.size();
   SmallVector<std::string> written;
-  for (rt::Kernel &kernel : manifest.kernels) {
-    // The lowered module keeps the launch; find the module of the kernel.
-    std::string moduleName;
-    lowered.walk([&](gpu::LaunchFuncOp launch) {
-      if (launch.getKernelName() == kernel.name)
-        moduleName = launch.getKernelModuleName().str();
-    });
+  for (auto [kernel, moduleName] : llvm::zip(manifest.kernels, modules)) {
     auto it = ptxOfModule.find(moduleName);
     if (it == ptxOfModule.end())
       return lowered.emitError() << "tirx-export-bundle: no PTX was produced "

@@ -490,19 +490,20 @@ def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic"
 }
 
 def TIRx_MapToGpuOp : TIRx_TransformOp<"map_to_gpu", "func.func", [{
-  {"params": {"type": "object", "required": ["block_dims"], "additionalProperties": false,
+  {"params": {"type": "object", "additionalProperties": false,
     "properties": {"block_dims": {"type": "array", "minItems": 1, "maxItems": 3,
       "items": {"type": "integer", "minimum": 1, "maximum": 1024},
-      "description": "threads per block along x, y, z (at most 1024 in all); each kernel's thread forall must fit (thread_binding's mapped_loops give its iterations; use_mma's warps need 32 threads each)"}}},
+      "description": "threads per block along x, y, z (at most 1024 in all), the same for every kernel; each kernel's thread forall must fit (thread_binding's mapped_loops give its iterations; use_mma's warps need 32 threads each). Default: each kernel gets what its thread or warp foralls need"}}},
    "preconditions": ["the target holds foralls mapped to blocks (tile_to_blocks), with foralls mapped to threads (tile_to_threads) or warps (use_mma) inside",
                      "each thread forall's iterations fit in block_dims along its dimension; warps * 32 fit in the block"]}
 }]> {
   let summary = "Turn each forall mapped to blocks into a gpu.launch";
   let description = [{
     Every top-level `scf.forall` mapped to `#gpu.block<...>` in the target
-    becomes its own `gpu.launch` of `block_dims` threads (a payload of
-    several ops, e.g. after `split_reduction`, gets one kernel per op, run
-    in program order). Upstream's mapping then replaces the block forall's
+    becomes its own `gpu.launch` (a payload of several ops, e.g. after
+    `split_reduction`, gets one kernel per op, run in program order), of
+    `block_dims` threads or, without them, of the threads its foralls
+    mapped to threads or warps need. Upstream's mapping then replaces the block forall's
     indices by block ids and the nested foralls mapped to threads or warps
     by thread ids; a nested forall with fewer iterations than threads is
     guarded by an `scf.if`.
@@ -514,17 +515,18 @@ def TIRx_MapToGpuOp : TIRx_TransformOp<"map_to_gpu", "func.func", [{
     #### Return modes
 
     Consumes the target (handles to ops inside it are invalidated). Refuses with `bad_order`
-    (no forall mapped to blocks: apply tile_to_blocks first) or
+    (no forall mapped to blocks: apply tile_to_blocks first; or, without
+    `block_dims`, none mapped to threads or warps inside one) or
     `block_too_small` (a nested forall needs more threads along a
     dimension than `block_dims` give; named, and the hint gives the dims
     it needs), before anything changes. Block dims outside [1, 1024] or
     above 1024 threads in all are refused by the verifier.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
-                       DenseI64ArrayAttr:$block_dims);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$block_dims);
   let hasVerifier = 1;
   let assemblyFormat = [{
-    $target `block_dims` $block_dims attr-dict `:` type($target)
+    $target (`block_dims` $block_dims^)? attr-dict `:` type($target)
   }];
 }
 
