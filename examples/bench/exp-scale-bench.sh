@@ -4,13 +4,7 @@
 # Runs the bundle fused by transform.tirx.fuse_into through tirx-run
 # (correctness against the one-op reference, then timing) and the peers
 # (torch eager through an intermediate, fused Triton) in the same run.
-set -euo pipefail
-build=${1:-build}
-out=${2:-$build/bench}
-mkdir -p "$out"
-here=$(cd "$(dirname "$0")" && pwd)
-bundles=$build/integration-bundles
-export XDG_CACHE_HOME=$out/cache
+source "$(dirname "$0")/common.sh"
 "$build/bin/tirx-run" "$bundles/exp-scale-fused" \
   --reference "$bundles/exp-scale-ref" -o "$out/exp-scale-tirx.json"
 python3 "$here/exp_scale_peers.py" > "$out/exp-scale-peers.json"

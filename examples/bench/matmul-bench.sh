@@ -5,13 +5,7 @@
 # by use_mma) through tirx-run, each checked against the reference mapped
 # from its seed, then timed; and the peers (cuBLAS f32 and tf32 through
 # torch, Triton tf32) in the same run. Prints a table of ratios.
-set -euo pipefail
-build=${1:-build}
-out=${2:-$build/bench}
-mkdir -p "$out"
-here=$(cd "$(dirname "$0")" && pwd)
-bundles=$build/integration-bundles
-export XDG_CACHE_HOME=$out/cache
+source "$(dirname "$0")/common.sh"
 status=0
 "$build/bin/tirx-run" "$bundles/recipe-matmul-shared" "$bundles/recipe-matmul-mma" \
   --reference "$bundles/matmul-ref" -o "$out/matmul256-tirx.json" || status=$?
@@ -32,7 +26,7 @@ for n in (256, 2048):
     flops = p["flops"]
     print("n = %d (%.1f GFLOP)" % (n, flops / 1e9))
     print("  %-36s %10s %8s %10s %10s %10s  %s" % ("kernel", "median ms", "TFLOP/s", "/cublas32", "/cublas tf32", "/triton", "check"))
-    rows = [(names[n][i], f["duration_us"] / 1e3,
+    rows = [(names[n][i], (f["duration_us"] or float("nan")) / 1e3,
              "%s rel L2 %s" % (f["correctness"], f["rel_l2_error"])) for i, f in enumerate(tirx)]
     rows += [("cuBLAS f32 (torch.addmm)", p["cublas_f32_ms"], "rel L2 %.1e" % p["cublas_f32_rel_l2"]),
              ("cuBLAS tf32 (torch.addmm)", p["cublas_tf32_ms"], "rel L2 %.1e" % p["cublas_tf32_rel_l2"]),

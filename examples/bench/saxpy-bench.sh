@@ -4,13 +4,7 @@
 # Runs the 1-wide and 4-wide TIRx bundles through tirx-run (correctness
 # against the reference mapped from the seed, then timing), the peers
 # (torch, Triton) in the same run, and prints a table of ratios.
-set -euo pipefail
-build=${1:-build}
-out=${2:-$build/bench}
-mkdir -p "$out"
-here=$(cd "$(dirname "$0")" && pwd)
-bundles=$build/integration-bundles
-export XDG_CACHE_HOME=$out/cache
+source "$(dirname "$0")/common.sh"
 "$build/bin/tirx-run" "$bundles/saxpy-scalar" "$bundles/saxpy-vec4" \
   --reference "$bundles/saxpy-ref" -o "$out/tirx.json"
 python3 "$here/saxpy_peers.py" > "$out/peers.json"

@@ -41,10 +41,15 @@ for recipe in "$ex"/recipes/*.json; do
   payload=$ex/${payload%%-*}.mlir   # saxpy-vec4.json -> saxpy.mlir
   from_recipe "recipe-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
-# The matmul benchmark's larger size (examples/bench/matmul-bench.sh).
+# The benchmarks' other schedules and sizes (examples/bench/*-bench.sh):
+# recipes/<payload>-<variant>.json on examples/bench/<payload>.mlir, or on
+# examples/<payload>.mlir.
 bench=$src/examples/bench
 export_bundle bench-matmul2048-ref "$bench/matmul2048.mlir" --tirx-map-reference
 for recipe in "$bench"/recipes/*.json; do
-  from_recipe "bench-$(basename "$recipe" .json)" "$bench/matmul2048.mlir" "$recipe"
+  payload=$(basename "$recipe" .json)
+  payload=${payload%%-*}.mlir
+  [ -f "$bench/$payload" ] && payload=$bench/$payload || payload=$ex/$payload
+  from_recipe "bench-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
 touch "$out/.stamp"

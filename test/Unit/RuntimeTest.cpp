@@ -306,6 +306,13 @@ TEST(CompareTest, PoisonNaNAndTolerances) {
     EXPECT_TRUE(compareBuffers("C", ElementType::f32, bytes(g), bytes(w), tf32)
                     .pass);
     EXPECT_FALSE(compareBuffers("C", ElementType::f32, bytes(g), bytes(w)).pass);
+    // f32 allows a reordered reduction's rounding: 1e-6 of the RMS on an
+    // element near 0 passes, 1e-4 of it does not.
+    g = w;
+    g[0] = w[0] + 3e-6f; // w[0] is 0, the RMS about 2.9
+    EXPECT_TRUE(compareBuffers("C", ElementType::f32, bytes(g), bytes(w)).pass);
+    g[0] = w[0] + 3e-4f;
+    EXPECT_FALSE(compareBuffers("C", ElementType::f32, bytes(g), bytes(w)).pass);
     g = w;
     g[7] += 0.15f; // 5e-2 of the rms
     Comparison bad =

@@ -130,6 +130,8 @@ void mlir::tirx::buildAnalysisFormPipeline(OpPassManager &pm) {
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createLoopInvariantCodeMotionPass());
+  pm.addPass(createTIRxPromoteAccumulators());
   pm.addPass(createTIRxProveVectorAlignment());
 }
 

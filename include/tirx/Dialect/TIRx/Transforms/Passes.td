@@ -97,6 +97,31 @@ def TIRxDistributeCopies : Pass<"tirx-distribute-copies"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TIRxPromoteAccumulators : Pass<"tirx-promote-accumulators"> {
+  let summary = "Keep a loop's accumulator in a register, not in memory";
+  let description = [{
+    A reduction lowered to loops loads its output element, adds to it and
+    stores it back in every iteration: `memref.load %m[i]` ... `memref.store
+    %v, %m[i]` with `%m` and `i` the same throughout the loop. Through
+    memory each iteration waits for the last one's store (the pointers
+    may alias, so LLVM cannot keep the value in a register). This pass
+    loads the element once before the loop, carries it as an `iter_args`
+    value and stores it once after.
+
+    It promotes a pair only where nothing else in the loop may touch the
+    buffer: the load and the store are the only accesses to its root buffer
+    (through views) in the loop, both at the loop's top level with the load
+    first, on loop-invariant indices; no op in the loop has unknown memory
+    effects; the buffer is not shared memory. Distinct root buffers are
+    assumed not to alias (a bundle's buffers never do), and, in a kernel,
+    no thread reads another's element of a global buffer during the loop
+    (TIRx's schedules pass values between threads only through shared
+    memory).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def TIRxSinkConstants : Pass<"tirx-sink-constants"> {
   let summary = "Sink constants used in a gpu.launch into it";
   let description = [{

@@ -1,0 +1,176 @@
+// A loop's accumulator in memory becomes a value the loop carries: loaded
+// once before, stored once after. Only where nothing else in the loop may
+// touch the buffer.
+// RUN: tirx-opt %s -split-input-file --tirx-promote-accumulators | FileCheck %s
+
+// CHECK-LABEL: func.func @row_sum
+//       CHECK:   %[[INIT:.*]] = memref.load %[[S:.*]][%[[I:.*]]] : memref<8xf32>
+//       CHECK:   %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+//       CHECK:     %[[X:.*]] = memref.load
+//       CHECK:     %[[NEXT:.*]] = arith.addf %[[ACC]], %[[X]]
+//       CHECK:     scf.yield %[[NEXT]]
+//       CHECK:   memref.store %[[SUM]], %[[S]][%[[I]]] : memref<8xf32>
+func.func @row_sum(%x: memref<8x64xf32>, %s: memref<8xf32>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c0 to %c64 step %c1 {
+    %a = memref.load %x[%i, %j] : memref<8x64xf32>
+    %acc = memref.load %s[%i] : memref<8xf32>
+    %r = arith.addf %acc, %a : f32
+    memref.store %r, %s[%i] : memref<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Nested: the inner loop's pair is promoted first; the outer loop then
+// carries it too (C of a thread's matmul tile across all of K).
+// CHECK-LABEL: func.func @nested
+//       CHECK:   memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x4xf32>
+//       CHECK:   scf.for {{.*}} iter_args({{.*}}) -> (f32) {
+//       CHECK:     scf.for {{.*}} iter_args({{.*}}) -> (f32) {
+//   CHECK-NOT:       memref.store
+//       CHECK:   memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x4xf32>
+func.func @nested(%a: memref<4x64xf32>, %c: memref<4x4xf32>, %i: index, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.for %k0 = %c0 to %c64 step %c8 {
+    scf.for %k = %k0 to %c8 step %c1 {
+      %v = memref.load %a[%i, %k] : memref<4x64xf32>
+      %acc = memref.load %c[%i, %j] : memref<4x4xf32>
+      %r = arith.addf %acc, %v : f32
+      memref.store %r, %c[%i, %j] : memref<4x4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The loop also reads another element of the buffer: it may be the same
+// one. Not promoted.
+// CHECK-LABEL: func.func @other_access
+//       CHECK:   scf.for
+//       CHECK:     memref.load %{{.*}}[%{{.*}}] : memref<8xf32>
+//       CHECK:     memref.store
+//   CHECK-NOT:   iter_args
+func.func @other_access(%x: memref<8x64xf32>, %s: memref<8xf32>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c0 to %c64 step %c1 {
+    %a = memref.load %s[%c7] : memref<8xf32>
+    %acc = memref.load %s[%i] : memref<8xf32>
+    %r = arith.addf %acc, %a : f32
+    memref.store %r, %s[%i] : memref<8xf32>
+  }
+  return
+}
+
+// -----
+
+// The element changes with the loop: not an accumulator.
+// CHECK-LABEL: func.func @variant
+//   CHECK-NOT:   iter_args
+func.func @variant(%s: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c0 to %c64 step %c1 {
+    %acc = memref.load %s[%j] : memref<64xf32>
+    %r = arith.addf %acc, %acc : f32
+    memref.store %r, %s[%j] : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// Shared memory is the block's: other threads may read it between
+// barriers. Not promoted.
+// CHECK-LABEL: func.func @shared
+//   CHECK-NOT:   iter_args
+func.func @shared(%x: memref<64xf32>, %s: memref<8xf32, #gpu.address_space<workgroup>>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c0 to %c64 step %c1 {
+    %a = memref.load %x[%j] : memref<64xf32>
+    %acc = memref.load %s[%i] : memref<8xf32, #gpu.address_space<workgroup>>
+    %r = arith.addf %acc, %a : f32
+    memref.store %r, %s[%i] : memref<8xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// A call with unknown effects may touch anything. Not promoted.
+// CHECK-LABEL: func.func @call
+//   CHECK-NOT:   iter_args
+func.func private @opaque()
+func.func @call(%x: memref<64xf32>, %s: memref<8xf32>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c0 to %c64 step %c1 {
+    %a = memref.load %x[%j] : memref<64xf32>
+    %acc = memref.load %s[%i] : memref<8xf32>
+    func.call @opaque() : () -> ()
+    %r = arith.addf %acc, %a : f32
+    memref.store %r, %s[%i] : memref<8xf32>
+  }
+  return
+}
+
+// -----
+
+// A thread's 1x2 tile of C: two pairs on the same buffer, provably different
+// elements (j and j + 1): both carried.
+// CHECK-LABEL: func.func @two_elements
+//       CHECK:   scf.for {{.*}} iter_args({{.*}}, {{.*}}) -> (f32, f32) {
+//   CHECK-NOT:     memref.store
+//       CHECK:     scf.yield
+//       CHECK-COUNT-2: memref.store %{{.*}} : memref<4x4xf32>
+func.func @two_elements(%a: memref<64xf32>, %c: memref<4x4xf32>, %i: index, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %j1 = arith.addi %j, %c1 : index
+  scf.for %k = %c0 to %c64 step %c1 {
+    %v = memref.load %a[%k] : memref<64xf32>
+    %x = memref.load %c[%i, %j] : memref<4x4xf32>
+    %y = arith.addf %x, %v : f32
+    memref.store %y, %c[%i, %j] : memref<4x4xf32>
+    %z = memref.load %c[%i, %j1] : memref<4x4xf32>
+    %w = arith.mulf %z, %v : f32
+    memref.store %w, %c[%i, %j1] : memref<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+// Two pairs whose elements may be the same (i and k unknown): not carried.
+// CHECK-LABEL: func.func @maybe_same
+//   CHECK-NOT:   iter_args
+func.func @maybe_same(%a: memref<64xf32>, %c: memref<4x4xf32>, %i: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %t = %c0 to %c64 step %c1 {
+    %v = memref.load %a[%t] : memref<64xf32>
+    %x = memref.load %c[%i, %c0] : memref<4x4xf32>
+    %y = arith.addf %x, %v : f32
+    memref.store %y, %c[%i, %c0] : memref<4x4xf32>
+    %z = memref.load %c[%k, %c0] : memref<4x4xf32>
+    %w = arith.mulf %z, %v : f32
+    memref.store %w, %c[%k, %c0] : memref<4x4xf32>
+  }
+  return
+}
