@@ -36,6 +36,14 @@ std::vector<Action> actions() {
   return list;
 }
 
+/// The target index an action takes when it names none: fuse_into's
+/// producer comes before its consumer, so the first op; others all ops.
+std::optional<int64_t> defaultIndex(const std::string &transform) {
+  if (transform == "fuse_into")
+    return 0;
+  return std::nullopt;
+}
+
 bool intList(const json::Value *v, std::vector<int64_t> &out) {
   const json::Array *a = v ? v->getAsArray() : nullptr;
   if (!a)
@@ -124,7 +132,13 @@ json::Object mlir::tirx::actionsSchema() {
                                      {"maximum", 255},
                                      {"description",
                                       "only the index-th op of that kind, "
-                                      "in program order (default: all)"}}}}}}}}},
+                                      "in program order (default: " +
+                                          (defaultIndex(a.name)
+                                               ? std::to_string(
+                                                     *defaultIndex(a.name)) +
+                                                     ", the first"
+                                               : std::string("all")) +
+                                          ")"}}}}}}}}},
         {"x-tirx-preconditions", std::move(preconditions)}});
   }
   return json::Object{
@@ -214,9 +228,8 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
       index = *v;
     }
   }
-  // fuse_into's producer precedes its consumer: the first op by default.
-  if (found->name == "fuse_into" && !index)
-    index = 0;
+  if (!index)
+    index = defaultIndex(found->name);
 
   auto needInts = [&](const char *key, std::vector<int64_t> &out) {
     if (!intList(params->get(key), out)) {
