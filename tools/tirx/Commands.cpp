@@ -220,14 +220,61 @@ ChildResult canonicalize(MLIRContext &ctx, const std::string &text,
 }
 
 /// Applies `script` to `payload` (texts); returns the child's canonical text.
+/// The payload ops an action targets: its target.op, and target.index.
+struct ActionTarget {
+  std::string op;
+  std::optional<int64_t> index;
+};
+
+/// The target of a canonical action, if `action` is one.
+std::optional<ActionTarget> targetOf(const std::string &action) {
+  auto parsed = json::parse(action);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return std::nullopt;
+  }
+  const json::Object *target =
+      parsed->getAsObject() ? parsed->getAsObject()->getObject("target")
+                            : nullptr;
+  if (!target || !target->getString("op"))
+    return std::nullopt;
+  return ActionTarget{target->getString("op")->str(),
+                      target->getInteger("index")};
+}
+
 ChildResult applyScript(MLIRContext &ctx, const std::string &payloadText,
                         const std::string &payloadName,
                         const std::string &scriptText,
                         const std::string &scriptName,
-                        llvm::StringRef policy = "open") {
+                        llvm::StringRef policy = "open",
+                        std::optional<ActionTarget> target = std::nullopt) {
   OwningOpRef<ModuleOp> payload = parseModule(ctx, payloadText, payloadName);
   if (!payload)
     return {false, "parse_error", payloadName + " does not parse", ""};
+  if (target) {
+    // An action's target must exist before its script runs: an empty match
+    // would change nothing, an index past the ops would fail deep in the
+    // transform interpreter.
+    int64_t count = 0;
+    payload->walk([&](Operation *op) {
+      count += op->getName().getStringRef() == target->op;
+    });
+    ChildResult refused{false, "no_such_target", "", ""};
+    if (count == 0) {
+      refused.message = payloadName + " has no " + target->op + " op";
+      refused.hint = "target an op the payload has (tirx view " +
+                     payloadName + " shows its loops and ops)";
+      return refused;
+    }
+    if (target->index && *target->index >= count) {
+      refused.message = "target.index " + std::to_string(*target->index) +
+                        ", but " + payloadName + " has " +
+                        std::to_string(count) + " " + target->op + " op" +
+                        (count == 1 ? "" : "s");
+      refused.hint = "use an index from 0 to " + std::to_string(count - 1);
+      return refused;
+    }
+  }
   OwningOpRef<ModuleOp> script = parseModule(ctx, scriptText, scriptName);
   if (!script)
     return {false, "script_invalid", scriptName + " does not parse as MLIR",
@@ -501,9 +548,10 @@ Outcome applyToVersion(const Workspace &ws, const std::string &parentId,
   if (!ws.readObject(parent->digest, parentText, error))
     return damaged(error);
   std::string parentName = parent->id;
+  std::optional<ActionTarget> target = targetOf(action);
   ChildResult r = isolated([&](MLIRContext &ctx) {
     return applyScript(ctx, parentText, parentName, scriptText, scriptName,
-                       policy);
+                       policy, target);
   });
 
   Workspace::Lock lock = ws.lock(error);
