@@ -172,6 +172,27 @@ static std::optional<LinearIndex> linearizeImpl(Value v, unsigned depth) {
     return linearizeExpr(map.getResult(0), operands.take_front(map.getNumDims()),
                          operands.drop_front(map.getNumDims()), depth);
   }
+  // sum index_i * stride_i over a static basis (what folding a view of
+  // split dimensions, memref.expand_shape, leaves).
+  if (auto lin = dyn_cast<affine::AffineLinearizeIndexOp>(op)) {
+    ValueRange indices = lin.getMultiIndex();
+    ArrayRef<int64_t> basis = lin.getStaticBasis();
+    size_t n = indices.size();
+    if (n == 0 || basis.size() + 1 < n ||
+        llvm::any_of(basis.take_back(n - 1), ShapedType::isDynamic))
+      return std::nullopt;
+    LinearIndex total;
+    int64_t stride = 1;
+    for (size_t i = n; i-- > 0;) {
+      auto part = linearizeImpl(indices[i], depth);
+      if (!part)
+        return std::nullopt;
+      total = ::add(total, scaled(*part, stride), 1);
+      if (i > 0)
+        stride *= basis[basis.size() - (n - i)];
+    }
+    return total;
+  }
   return std::nullopt;
 }
 

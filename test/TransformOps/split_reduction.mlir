@@ -215,3 +215,40 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Named ops too: a matmul splits K (both A and B are viewed with K split,
+// the partial C gets a dimension of parts: split-K), and linalg.reduce with
+// a signed max starts each part from the smallest i32.
+// CHECK-LABEL: func.func @split_k
+//       CHECK:   memref.alloc() : memref<64x64x4xf32>
+//       CHECK:   memref.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [64, 64, 4] : memref<64x256xf32> into memref<64x64x4xf32>
+//       CHECK:   memref.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [64, 4, 64] : memref<256x64xf32> into memref<64x4x64xf32>
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+// CHECK-LABEL: func.func @max_rows
+//       CHECK:   %[[MIN:.*]] = arith.constant -2147483648 : i32
+//       CHECK:   linalg.fill ins(%[[MIN]] : i32) outs(%{{.*}} : memref<16x4xi32>)
+//       CHECK:   arith.maxsi
+//       CHECK:   arith.maxsi
+func.func @split_k(%A: memref<64x256xf32>, %B: memref<256x64xf32>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x256xf32>, memref<256x64xf32>) outs(%C : memref<64x64xf32>)
+  return
+}
+func.func @max_rows(%x: memref<16x64xi32>, %s: memref<16xi32>) {
+  linalg.reduce ins(%x : memref<16x64xi32>) outs(%s : memref<16xi32>) dimensions = [1]
+    (%a: i32, %b: i32) {
+      %m = arith.maxsi %a, %b : i32
+      linalg.yield %m : i32
+    }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul", "linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f, %s, %c = transform.tirx.split_reduction %m parts = 4 : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
