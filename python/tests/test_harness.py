@@ -61,6 +61,33 @@ class ContextTest(unittest.TestCase):
         self.assertIn("#gpu.address_space<workgroup>", ir)
         self.assertNotIn("memref<1048576xf32> = memref.alloc", ir)
 
+    def test_split_reduction_and_tensor_cores_by_actions(self):
+        # A reduction split into three ops, each mapped: three kernels, the
+        # block sizes inferred by map_to_gpu; a wrong target is refused.
+        v = self.ctx.commit_ir(os.path.join(ROOT, "examples", "rowsum.mlir"))
+        recipe = json.load(open(os.path.join(ROOT, "examples", "recipes",
+                                             "rowsum-split.json")))
+        for step in recipe:
+            r = self.ctx.apply(v, step["transform"], step["params"], target=step.get("target"))
+            self.assertTrue(r.ok, r.rejection)
+            v = r.new_version
+        launches = self.ctx.view(v, "thread_binding")["launches"]
+        self.assertEqual(len(launches), 3)
+        missing = self.ctx.apply(v, "use_mma", {"warps": [2, 2]})
+        self.assertEqual(missing.rejection.code, "no_such_target")
+        # A matmul on tensor cores: use_mma refuses 4 warps of 16 rows in a
+        # 32-row block and says which counts fit.
+        m = self.ctx.commit_ir(os.path.join(ROOT, "examples", "matmul.mlir"))
+        tiled = self.ctx.apply(m, "tile_to_blocks", {"tile_sizes": [32, 32]},
+                               target="linalg.matmul")
+        wide = self.ctx.apply(tiled.new_version, "use_mma", {"warps": [4, 1]})
+        self.assertEqual(wide.rejection.code, "not_divisible")
+        self.assertEqual(wide.rejection.hint, "try 1 or 2")
+        mma = self.ctx.apply(tiled.new_version, "use_mma", {"warps": [2, 2]})
+        mapped = self.ctx.apply(mma.new_version, "map_to_gpu")
+        self.assertTrue(mapped.ok, mapped.rejection)
+        self.assertIn("nvgpu.mma.sync", self.ctx.read_ir(mapped.new_version))
+
     def test_run_without_gpu_is_compile_only(self):
         if os.path.exists("/dev/nvidia0"):
             self.skipTest("a GPU is present")
