@@ -98,3 +98,13 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: padding must lie in [0, 64], got -1}}
+    %p = transform.tirx.promote_to_shared %root operands [0] {padding = -1} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

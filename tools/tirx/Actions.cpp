@@ -303,9 +303,11 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
     if (!needInts("operands", operands))
       return false;
     int64_t maxShared = params->getInteger("max_shared_bytes").value_or(49152);
+    int64_t padding = params->getInteger("padding").value_or(0);
     body = "%r0 = transform.tirx.promote_to_shared %t operands " +
            list(operands) + " {max_shared_bytes = " +
-           std::to_string(maxShared) +
+           std::to_string(maxShared) + " : i64, padding = " +
+           std::to_string(padding) +
            " : i64} : (!transform.any_op) -> !transform.any_op";
   } else if (n == "fuse_into") {
     body = "%r0 = transform.tirx.fuse_into %t : (!transform.any_op) -> "

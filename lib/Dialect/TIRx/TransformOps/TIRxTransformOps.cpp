@@ -669,6 +669,15 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
 // promote_to_shared
 //===----------------------------------------------------------------------===//
 
+LogicalResult tirx::PromoteToSharedOp::verify() {
+  int64_t padding = static_cast<int64_t>(getPadding());
+  if (padding < 0 || padding > 64)
+    return emitOpError() << "invalid_parameter: padding must lie in [0, 64], "
+                            "got "
+                         << padding;
+  return success();
+}
+
 DiagnosedSilenceableFailure
 tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
                                     Operation *target,
@@ -700,7 +709,11 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
                         " is not a static tile (a memref.subview of static "
                         "shape)",
                     "tile the op with tile_to_blocks first");
-    total += type.getNumElements() * (type.getElementTypeBitWidth() / 8);
+    int64_t rows = type.getRank() ? type.getNumElements() /
+                                        type.getShape().back()
+                                  : 1;
+    total += (type.getNumElements() + rows * getPadding()) *
+             (type.getElementTypeBitWidth() / 8);
   }
   if (total > limit)
     return reject(self, target, "exceeds_smem",
@@ -708,9 +721,42 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
                       " bytes of shared memory; a block has " + Twine(limit),
                   "use smaller block tiles, or raise max_shared_bytes up to "
                   "the device's opt-in limit (227 KiB on the H200)");
+  // Workgroup buffers at the function's entry (moved into the block loop
+  // below), each row `padding` elements longer than the tile's; the op
+  // reads the tile-sized view.
+  int64_t padding = getPadding();
+  linalg::AllocBufferCallbackFn allocate =
+      [padding](OpBuilder &b, memref::SubViewOp subview, ArrayRef<Value>,
+                DataLayout &) -> std::optional<Value> {
+    auto type = cast<MemRefType>(subview.getType());
+    OpBuilder::InsertionGuard guard(b);
+    auto func = subview->getParentOfType<FunctionOpInterface>();
+    if (!func)
+      return std::nullopt;
+    b.setInsertionPointToStart(&func.getFunctionBody().front());
+    SmallVector<int64_t> shape(type.getShape());
+    if (!shape.empty())
+      shape.back() += padding;
+    auto space = mlir::gpu::AddressSpaceAttr::get(
+        b.getContext(), mlir::gpu::AddressSpace::Workgroup);
+    Value buffer = memref::AllocOp::create(
+        b, subview.getLoc(),
+        MemRefType::get(shape, type.getElementType(),
+                        MemRefLayoutAttrInterface(), space));
+    if (padding == 0 || shape.empty())
+      return buffer;
+    SmallVector<OpFoldResult> zeros(shape.size(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(shape.size(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d : type.getShape())
+      sizes.push_back(b.getIndexAttr(d));
+    return memref::SubViewOp::create(b, subview.getLoc(), buffer, zeros,
+                                     sizes, ones)
+        .getResult();
+  };
   linalg::LinalgPromotionOptions options;
   options.setOperandsToPromote(getOperands())
-      .setAllocationDeallocationFns(linalg::allocateWorkgroupMemory,
+      .setAllocationDeallocationFns(allocate,
                                     linalg::deallocateWorkgroupMemory)
       .setCopyInOutFns(copyThroughBarriers, copyThroughBarriers)
       .setUseFullTileBuffersByDefault(false)
@@ -742,8 +788,13 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
       if (!before.count(a) && tirx::memorySpaceName(a.getType()) == "workgroup")
         created.push_back(a);
     });
-    for (memref::AllocOp a : created)
+    for (memref::AllocOp a : created) {
       rewriter.moveOpBefore(a, &blockLoop.getBody()->front());
+      // The padded buffer's tile-sized view goes with it.
+      for (Operation *user : llvm::make_early_inc_range(a->getUsers()))
+        if (isa<memref::SubViewOp>(user) && !blockLoop->isAncestor(user))
+          rewriter.moveOpAfter(user, a);
+    }
     // Constant view sizes become static, and the op folds the casts: the
     // promoted operands have static shapes again.
     RewritePatternSet patterns(getContext());

@@ -310,7 +310,9 @@ def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.gener
       "items": {"type": "integer", "minimum": 0},
       "description": "operand numbers of the op whose tiles are staged in shared memory"},
      "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
-      "description": "the device's shared memory per block (H200: 48 KiB static, 227 KiB opt-in)"}}},
+      "description": "the device's shared memory per block (H200: 48 KiB static, 227 KiB opt-in)"},
+     "padding": {"type": "integer", "minimum": 0, "maximum": 64, "default": 0,
+      "description": "elements added to each row of a staged tile (its innermost dimension), so that threads reading a column hit different banks: 4 for the A tile of use_mma (16-row fragments read 8 rows at a time), 8 for B"}}},
    "preconditions": ["the target is a linalg op inside a forall mapped to blocks",
                      "each promoted operand is a static tile (a memref.subview)",
                      "the tiles together fit in max_shared_bytes"]}
@@ -319,7 +321,11 @@ def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.gener
   let description = [{
     Allocates each promoted tile in workgroup memory inside the block's loop,
     copies it in (and results out) with `gpu.barrier`s around the copies,
-    and makes the op read the shared copy.
+    and makes the op read the shared copy. With `padding`, each row of the
+    buffer is `padding` elements longer than the tile's and the op reads a
+    view of it: reads down a column then spread over the 32 banks instead
+    of hitting one (e.g. 8 lanes reading rows 0-7 of a 32-float row hit
+    the same bank; with 4 floats of padding, 8 different ones).
 
     ```mlir
     %promoted = transform.tirx.promote_to_shared %tile operands [0, 1]
@@ -332,11 +338,14 @@ def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.gener
     with `not_applicable`, `bad_order` (not inside a block mapping),
     `invalid_parameter` (an operand number out of range), `not_a_tile` (an
     operand that is not a static subview) or `exceeds_smem` (the tiles need
-    more shared memory than `max_shared_bytes`, 48 KiB by default).
+    more shared memory than `max_shared_bytes`, 48 KiB by default, padding
+    included). A padding outside [0, 64] is refused by the verifier.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DenseI64ArrayAttr:$operands,
-                       DefaultValuedAttr<I64Attr, "49152">:$max_shared_bytes);
+                       DefaultValuedAttr<I64Attr, "49152">:$max_shared_bytes,
+                       DefaultValuedAttr<I64Attr, "0">:$padding);
+  let hasVerifier = 1;
   let results = (outs TransformHandleTypeInterface:$promoted);
   let assemblyFormat = [{
     $target `operands` $operands attr-dict `:` functional-type(operands, results)
