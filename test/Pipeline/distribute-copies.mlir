@@ -5,20 +5,22 @@
 // Every access of the split copies is proven in bounds.
 // RUN: tirx-opt %s -split-input-file --tirx-distribute-copies --tirx-check-bounds > /dev/null
 
-// 512 elements, 128 threads: four rounds, thread t copying element
-// 128 * round + t, i.e. row (that / 32), column (that mod 32).
+// 512 elements, 128 threads, rows of 32 contiguous floats: 4-wide vectors,
+// one round; thread t copies floats 4t to 4t + 3, i.e. row t / 8, columns
+// from 4 (t mod 8).
 // CHECK-LABEL: func.func @staged
 //       CHECK:   gpu.barrier
 //       CHECK:   %[[ZY:.*]] = arith.addi %[[TY:.*]], %{{.*}} : index
 //       CHECK:   %[[ZYX:.*]] = arith.muli %[[ZY]], %c32
 //       CHECK:   %[[T:.*]] = arith.addi %[[TX:.*]], %[[ZYX]] : index
-//       CHECK:   scf.for %[[R:.*]] = %c0 to %c4{{.*}} step %c1{{.*}} {
+//       CHECK:   scf.for %[[R:.*]] = %c0 to %c1{{.*}} step %c1{{.*}} {
 //       CHECK:     %[[RT:.*]] = arith.muli %[[R]], %c128
 //       CHECK:     %[[I:.*]] = arith.addi %[[RT]], %[[T]] : index
-//       CHECK:     %[[ROW:.*]] = arith.divui %[[I]], %c32
-//       CHECK:     %[[COL:.*]] = arith.remui %[[I]], %c32
-//       CHECK:     %[[V:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<16x32xf32, strided<[256, 1], offset: ?>>
-//       CHECK:     memref.store %[[V]], %{{.*}}[%[[ROW]], %[[COL]]] : memref<16x32xf32, #gpu.address_space<workgroup>>
+//       CHECK:     %[[ROW:.*]] = arith.divui %[[I]], %c8
+//       CHECK:     %[[SLOT:.*]] = arith.remui %[[I]], %c8
+//       CHECK:     %[[COL:.*]] = arith.muli %[[SLOT]], %c4
+//       CHECK:     %[[V:.*]] = vector.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<16x32xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
+//       CHECK:     vector.store %[[V]], %{{.*}}[%[[ROW]], %[[COL]]] : memref<16x32xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 //       CHECK:   gpu.barrier
 //   CHECK-NOT:   linalg.copy
 func.func @staged(%m: memref<256x256xf32>) {
@@ -43,16 +45,16 @@ func.func @staged(%m: memref<256x256xf32>) {
 
 // -----
 
-// 100 elements, 64 threads: the second round has 36; the other threads skip
-// it.
+// 100 elements in rows of 10: 2-wide vectors (4 does not divide 10), 50
+// slots for 64 threads: one round, which 14 threads skip.
 // CHECK-LABEL: func.func @ragged
-//       CHECK:   scf.for %[[R:.*]] = %c0 to %c2 step %c1{{.*}} {
+//       CHECK:   scf.for %[[R:.*]] = %c0 to %c1{{.*}} step %c1{{.*}} {
 //       CHECK:     %[[I:.*]] = arith.addi
-//       CHECK:     %[[IN:.*]] = arith.cmpi ult, %[[I]], %c100
+//       CHECK:     %[[IN:.*]] = arith.cmpi ult, %[[I]], %c50
 //       CHECK:     scf.if %[[IN]] {
-//       CHECK:       arith.minui %[[I]], %c99
-//       CHECK:       memref.load
-//       CHECK:       memref.store
+//       CHECK:       arith.minui %[[I]], %c49
+//       CHECK:       vector.load {{.*}} vector<2xf32>
+//       CHECK:       vector.store {{.*}} vector<2xf32>
 //   CHECK-NOT:   linalg.copy
 func.func @ragged(%m: memref<10x10xf32>) {
   %c1 = arith.constant 1 : index
@@ -62,6 +64,28 @@ func.func @ragged(%m: memref<10x10xf32>) {
     %s = memref.alloc() : memref<10x10xf32, #gpu.address_space<workgroup>>
     gpu.barrier
     linalg.copy ins(%m : memref<10x10xf32>) outs(%s : memref<10x10xf32, #gpu.address_space<workgroup>>)
+    gpu.barrier
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Odd rows (9 floats): no vector divides them; scalars, two rounds.
+// CHECK-LABEL: func.func @odd
+//       CHECK:   scf.for %{{.*}} = %c0 to %c2 step %c1{{.*}} {
+//       CHECK:     scf.if
+//       CHECK:       memref.load
+//       CHECK:       memref.store
+func.func @odd(%m: memref<9x9xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%a = %c64, %b = %c1, %c = %c1) {
+    %s = memref.alloc() : memref<9x9xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    linalg.copy ins(%m : memref<9x9xf32>) outs(%s : memref<9x9xf32, #gpu.address_space<workgroup>>)
     gpu.barrier
     gpu.terminator
   }

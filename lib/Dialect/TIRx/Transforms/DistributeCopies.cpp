@@ -15,6 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -101,6 +102,26 @@ bool canDistribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
          getConstantIntValue(block.z);
 }
 
+/// The widest vector (at most 16 bytes) both sides of the copy can move
+/// along their innermost dimension: unit stride, a size it divides.
+int64_t vectorWidth(MemRefType src, MemRefType dst) {
+  if (src.getRank() == 0 || !src.getElementType().isIntOrFloat())
+    return 1;
+  for (MemRefType t : {src, dst}) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(t.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+      return 1;
+  }
+  int64_t bytes = src.getElementTypeBitWidth() / 8;
+  if (bytes == 0 || bytes > 16)
+    return 1;
+  int64_t width = 16 / bytes;
+  while (width > 1 && src.getShape().back() % width != 0)
+    width /= 2;
+  return width;
+}
+
 void distribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
   IRRewriter rewriter(copy);
   Location loc = copy.getLoc();
@@ -111,12 +132,18 @@ void distribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
   gpu::KernelDim3 tid = launch.getThreadIds();
   Value src = copy.getInputs()[0], dst = copy.getOutputs()[0];
   auto type = cast<MemRefType>(src.getType());
-  int64_t n = type.getNumElements();
+  // Each thread moves `width` consecutive elements at a time: the copy is
+  // a copy of "slots", the innermost dimension counted in vectors.
+  int64_t width = vectorWidth(type, cast<MemRefType>(dst.getType()));
+  SmallVector<int64_t> slots(type.getShape());
+  if (!slots.empty())
+    slots.back() /= width;
+  int64_t n = type.getNumElements() / width;
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
   // Plain arith, not affine: the bounds checker's range analysis follows
-  // it. t = x + bx * (y + by * z): consecutive x, consecutive elements.
+  // it. t = x + bx * (y + by * z): consecutive x, consecutive slots.
   auto mul = [&](OpBuilder &b, Value v, int64_t c) -> Value {
     return arith::MulIOp::create(b, loc, v, cst(c));
   };
@@ -126,31 +153,41 @@ void distribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
           arith::AddIOp::create(rewriter, loc, tid.y, mul(rewriter, tid.z, by)),
           bx));
   int64_t trips = (n + threads - 1) / threads;
+  auto vectorType = VectorType::get({width}, type.getElementType());
   scf::ForOp::create(
       rewriter, loc, cst(0), cst(trips), cst(1), ValueRange{},
       [&](OpBuilder &b, Location l, Value it, ValueRange) {
         Value i = arith::AddIOp::create(b, l, mul(b, it, threads), linear);
         auto body = [&](OpBuilder &b, Value i) {
-          // Row-major: index d is (i / stride_d) mod size_d.
+          // Row-major over the slots: index d is (i / stride_d) mod size_d,
+          // the innermost times the width.
           SmallVector<Value> index;
           int64_t stride = n;
-          for (auto [d, size] : llvm::enumerate(type.getShape())) {
+          for (auto [d, size] : llvm::enumerate(slots)) {
             stride /= size;
             Value q = stride == 1 ? i
                                   : arith::DivUIOp::create(b, l, i, cst(stride))
                                         .getResult();
-            index.push_back(d == 0 ? q
-                                   : arith::RemUIOp::create(b, l, q, cst(size))
-                                         .getResult());
+            Value at = d == 0 ? q
+                              : arith::RemUIOp::create(b, l, q, cst(size))
+                                    .getResult();
+            if (d + 1 == slots.size() && width > 1)
+              at = mul(b, at, width);
+            index.push_back(at);
           }
-          Value v = memref::LoadOp::create(b, l, src, index);
-          memref::StoreOp::create(b, l, v, dst, index);
+          if (width == 1) {
+            Value v = memref::LoadOp::create(b, l, src, index);
+            memref::StoreOp::create(b, l, v, dst, index);
+            return;
+          }
+          Value v = vector::LoadOp::create(b, l, vectorType, src, index);
+          vector::StoreOp::create(b, l, v, dst, index);
         };
         if (n % threads == 0) {
           body(b, i);
         } else {
-          // The last round has fewer elements than threads: the others
-          // skip it (the clamp only tells the bounds checker so).
+          // The last round has fewer slots than threads: the others skip
+          // it (the clamp only tells the bounds checker so).
           Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
                                                i, cst(n));
           scf::IfOp::create(b, l, inside, [&](OpBuilder &t, Location) {

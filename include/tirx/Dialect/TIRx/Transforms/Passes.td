@@ -88,13 +88,16 @@ def TIRxDistributeCopies : Pass<"tirx-distribute-copies"> {
     its operands are the same in every thread, its shape is static and the
     block size is static, the copy becomes a loop in which thread `t` of
     `T` copies elements `t, t + T, ...` (consecutive threads, consecutive
-    elements); the barrier after it makes the whole tile visible. Copies
+    elements), as vectors of up to 16 bytes where both sides have a unit
+    innermost stride and the vector width divides the innermost size; the
+    barrier after it makes the whole tile visible. Copies
     that do not meet these conditions are left as they are.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TIRxPromoteAccumulators : Pass<"tirx-promote-accumulators"> {
