@@ -583,8 +583,18 @@ json::Object roofline(const ViewInputs &in) {
     intensity = double(*flops) / double(*bytes);
   if (bytes && in.device.bandwidthGBs > 0)
     memoryFloor = double(*bytes) / (in.device.bandwidthGBs * 1e9) * 1e6;
-  if (flops && in.device.peakFp32Tflops > 0)
-    computeFloor = double(*flops) / (in.device.peakFp32Tflops * 1e12) * 1e6;
+  // Products taken on tensor cores (use_mma's tf32 mma.sync) run at the
+  // tensor-core rate, the rest at the FP32 rate.
+  bool tensorCores = false;
+  in.prepared.walk([&](Operation *op) {
+    tensorCores |= op->getName().getStringRef() == "nvgpu.mma.sync" &&
+                   op->hasAttr("tf32Enabled");
+  });
+  double peak = tensorCores && in.device.peakTf32Tflops > 0
+                    ? in.device.peakTf32Tflops
+                    : in.device.peakFp32Tflops;
+  if (flops && peak > 0)
+    computeFloor = double(*flops) / (peak * 1e12) * 1e6;
   json::Value bound("unknown");
   std::optional<double> floor;
   if (memoryFloor && computeFloor) {
@@ -600,7 +610,9 @@ json::Object roofline(const ViewInputs &in) {
        json::Object{{"name", in.device.name},
                     {"source", in.device.source},
                     {"bandwidth_gbs", in.device.bandwidthGBs},
-                    {"peak_fp32_tflops", in.device.peakFp32Tflops}}},
+                    {"peak_fp32_tflops", in.device.peakFp32Tflops},
+                    {"peak_tf32_tflops", in.device.peakTf32Tflops}}},
+      {"compute_rate", tensorCores ? "tf32_tensor_cores" : "fp32"},
       {"memory_floor_us", real(memoryFloor)},
       {"compute_floor_us", real(computeFloor)},
       {"time_floor_us", real(floor)},
@@ -611,9 +623,10 @@ json::Object roofline(const ViewInputs &in) {
 DeviceFigures mlir::tirx::datasheetFigures(llvm::StringRef chip) {
   DeviceFigures d;
   if (chip.starts_with("sm_90"))
-    d = {"NVIDIA H200 SXM (datasheet)", "datasheet", 4800, 67, 132};
+    d = {"NVIDIA H200 SXM (datasheet)", "datasheet", 4800, 67, 132, 494.7};
   else if (chip == "sm_80")
-    d = {"NVIDIA A100 SXM 80GB (datasheet)", "datasheet", 2039, 19.5, 108};
+    d = {"NVIDIA A100 SXM 80GB (datasheet)", "datasheet", 2039, 19.5, 108,
+         156};
   return d;
 }
 

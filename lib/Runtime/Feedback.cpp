@@ -41,7 +41,10 @@ void classify(Feedback &f, const Manifest &m, const DeviceProfile &device) {
   if (f.launchStatus != "ok" || !f.duration || m.kernels.empty())
     return;
   double bandwidth = device.copyBandwidthGBs * 1e9;
-  double peakFlops = device.peakFp32Tflops * 1e12;
+  // A tf32 bundle's products run on tensor cores, at their rate.
+  bool tensorCores = m.math == "tf32" && device.peakTf32Tflops > 0;
+  double peakFlops =
+      (tensorCores ? device.peakTf32Tflops : device.peakFp32Tflops) * 1e12;
   double memoryFloor = bandwidth > 0 ? double(f.bytesMoved) / bandwidth : 0;
   double computeFloor = peakFlops > 0 ? double(f.flops) / peakFlops : 0;
 
@@ -88,8 +91,9 @@ void classify(Feedback &f, const Manifest &m, const DeviceProfile &device) {
   // 4. Compute side of the roofline.
   if (computeFloor > memoryFloor && computeFloor > 0) {
     blame(f, "compute_bound", kernelPath(m, m.kernels.front()), "",
-          "arithmetic intensity above the ridge point: the floor is the "
-          "FP32 rate");
+          std::string("arithmetic intensity above the ridge point: the floor "
+                      "is the ") +
+              (tensorCores ? "tf32 tensor-core rate" : "FP32 rate"));
     return;
   }
 
@@ -276,7 +280,8 @@ std::string serializeDeviceProfile(const DeviceProfile &p) {
             {"max_threads_per_block", p.maxThreadsPerBlock},
             {"clock_ghz", p.clockGHz},
             {"copy_bandwidth_gbs", p.copyBandwidthGBs},
-            {"peak_fp32_tflops", p.peakFp32Tflops}};
+            {"peak_fp32_tflops", p.peakFp32Tflops},
+            {"peak_tf32_tflops", p.peakTf32Tflops}};
   return j.dump(2) + "\n";
 }
 
@@ -299,6 +304,7 @@ bool parseDeviceProfile(const std::string &text, DeviceProfile &p,
     p.clockGHz = j.at("clock_ghz").get<double>();
     p.copyBandwidthGBs = j.at("copy_bandwidth_gbs").get<double>();
     p.peakFp32Tflops = j.at("peak_fp32_tflops").get<double>();
+    p.peakTf32Tflops = j.value("peak_tf32_tflops", 0.0); // older caches lack it
     if (!(p.copyBandwidthGBs > 0) || p.smCount <= 0) {
       error = "device profile: copy_bandwidth_gbs and sm_count must be "
               "positive";

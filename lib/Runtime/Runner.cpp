@@ -429,6 +429,11 @@ std::string loadOrMeasureProfile(int device, const std::string &cacheDir,
     p.clockGHz = attribute(ATTR_CLOCK_RATE, dev) / 1e6;
     p.peakFp32Tflops = p.smCount * peakFp32PerSmPerClock(p.ccMajor, p.ccMinor) *
                        p.clockGHz / 1e3;
+    // Dense tf32 multiply-adds on tensor cores, flops per SM per clock:
+    // 1024 on sm_80 (A100: 156 TFLOP/s), 2048 on sm_90 (H100/H200: 495).
+    double tf32PerSmPerClock =
+        p.ccMajor == 9 ? 2048 : (p.ccMajor == 8 && p.ccMinor == 0) ? 1024 : 0;
+    p.peakTf32Tflops = p.smCount * tf32PerSmPerClock * p.clockGHz / 1e3;
 
     // Device-to-device copy of 512 MiB: bytes read plus bytes written.
     const size_t bytes = size_t(512) << 20;

@@ -438,6 +438,32 @@ TEST_F(ClassifierTest, LaunchBoundAndComputeBound) {
   EXPECT_EQ(feedback.bottleneck, "compute_bound");
 }
 
+TEST_F(ClassifierTest, TensorCoreBundlesAreMeasuredAtTheTensorCoreRate) {
+  // 2^32 flops over 64 MiB: compute-bound at the FP32 rate (72 us against
+  // 17 us of traffic), memory-side at the tf32 tensor-core rate (9 us).
+  feedback.flops = uint64_t(1) << 32;
+  feedback.bytesMoved = 3 * 2048 * 2048 * 4 + 2048 * 2048 * 4;
+  feedback.bandwidthUtilization = 0.97;
+  device.peakTf32Tflops = 480;
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "compute_bound");
+  EXPECT_NE(feedback.bottleneckReason.find("FP32 rate"), std::string::npos);
+  manifest.math = "tf32";
+  feedback.flops = uint64_t(1) << 40; // still above the tensor-core ridge
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "compute_bound");
+  EXPECT_NE(feedback.bottleneckReason.find("tf32 tensor-core rate"),
+            std::string::npos)
+      << feedback.bottleneckReason;
+  feedback.flops = uint64_t(1) << 32;
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "memory_bound");
+  // An older device profile without the tensor-core rate: the FP32 one.
+  device.peakTf32Tflops = 0;
+  classify(feedback, manifest, device);
+  EXPECT_EQ(feedback.bottleneck, "compute_bound");
+}
+
 TEST_F(ClassifierTest, NothingToSayWithoutARun) {
   feedback.launchStatus = "timeout";
   classify(feedback, manifest, device);

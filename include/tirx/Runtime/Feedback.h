@@ -36,6 +36,7 @@ struct DeviceProfile {
   double clockGHz = 0;          // 0: unknown
   double copyBandwidthGBs = 0;  // measured device-to-device, read + write
   double peakFp32Tflops = 0;    // from SM count and clock; 0: unknown
+  double peakTf32Tflops = 0;    // dense tf32 on tensor cores; 0: unknown
 };
 
 struct BufferCheck {

@@ -75,8 +75,9 @@ struct ViewPass : public mlir::tirx::impl::TIRxViewBase<ViewPass> {
         module.emitError() << "tirx-view: " << error;
         return signalPassFailure();
       }
-      inputs.device = {profile.name, "profile", profile.copyBandwidthGBs,
-                       profile.peakFp32Tflops, profile.smCount};
+      inputs.device = {profile.name,           "profile",
+                       profile.copyBandwidthGBs, profile.peakFp32Tflops,
+                       profile.smCount,        profile.peakTf32Tflops};
     }
     if (!bundle.empty()) {
       rt::Manifest manifest;
