@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
-#include "tirx/Analysis/Access.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/MapVector.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -59,21 +61,95 @@ struct Pair {
   memref::StoreOp store;
 };
 
+/// An index as a linear combination of leaf values plus a constant, where
+/// it is one (constants, addi, subi, muli by a constant, affine.apply of a
+/// linear map); otherwise the value itself is the leaf. Unlike the access
+/// analysis's linearize (which names thread ids and loops, and gives up on
+/// anything else), any value may be a leaf here: `w + 8` and `w` differ by
+/// 8 whatever `w` is (a warp id from a thread id's floordiv, say).
+struct Linear {
+  llvm::SmallDenseMap<Value, int64_t> terms;
+  int64_t constant = 0;
+};
+
+void linearize(Value v, int64_t scale, Linear &out, unsigned depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(v)) {
+    out.constant += scale * *c;
+    return;
+  }
+  Operation *def = v.getDefiningOp();
+  if (def && depth < 16) {
+    if (auto add = dyn_cast<arith::AddIOp>(def)) {
+      linearize(add.getLhs(), scale, out, depth + 1);
+      linearize(add.getRhs(), scale, out, depth + 1);
+      return;
+    }
+    if (auto sub = dyn_cast<arith::SubIOp>(def)) {
+      linearize(sub.getLhs(), scale, out, depth + 1);
+      linearize(sub.getRhs(), -scale, out, depth + 1);
+      return;
+    }
+    if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+      if (auto c = getConstantIntValue(mul.getRhs())) {
+        linearize(mul.getLhs(), scale * *c, out, depth + 1);
+        return;
+      }
+      if (auto c = getConstantIntValue(mul.getLhs())) {
+        linearize(mul.getRhs(), scale * *c, out, depth + 1);
+        return;
+      }
+    }
+    if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
+      AffineMap map = apply.getAffineMap();
+      // Linear: sums of (constant x dim/symbol) and constants.
+      std::function<bool(AffineExpr, int64_t, Linear &)> walk =
+          [&](AffineExpr e, int64_t k, Linear &acc) -> bool {
+        if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+          acc.constant += k * c.getValue();
+          return true;
+        }
+        if (auto d = dyn_cast<AffineDimExpr>(e)) {
+          linearize(apply.getMapOperands()[d.getPosition()], k, acc,
+                    depth + 1);
+          return true;
+        }
+        if (auto sym = dyn_cast<AffineSymbolExpr>(e)) {
+          linearize(apply.getMapOperands()[map.getNumDims() +
+                                           sym.getPosition()],
+                    k, acc, depth + 1);
+          return true;
+        }
+        auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+        if (!bin)
+          return false;
+        if (e.getKind() == AffineExprKind::Add)
+          return walk(bin.getLHS(), k, acc) && walk(bin.getRHS(), k, acc);
+        if (e.getKind() == AffineExprKind::Mul)
+          if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+            return walk(bin.getLHS(), k * c.getValue(), acc);
+        return false;
+      };
+      Linear acc;
+      if (map.getNumResults() == 1 && walk(map.getResult(0), scale, acc)) {
+        for (auto [leaf, k] : acc.terms)
+          out.terms[leaf] += k;
+        out.constant += acc.constant;
+        return;
+      }
+    }
+  }
+  out.terms[v] += scale;
+}
+
 /// True when two index tuples provably name different elements: along some
-/// dimension both are linear in the same terms (thread and block ids, loop
-/// variables, arguments) and differ by a non-zero constant.
+/// dimension they differ by a non-zero constant.
 bool provablyDistinct(ValueRange a, ValueRange b) {
   for (auto [x, y] : llvm::zip(a, b)) {
-    std::optional<tirx::LinearIndex> lx = tirx::linearize(x);
-    std::optional<tirx::LinearIndex> ly = tirx::linearize(y);
-    if (!lx || !ly || lx->constant == ly->constant)
-      continue;
-    bool sameTerms = true;
-    for (const auto &[term, k] : lx->terms)
-      sameTerms &= ly->coefficient(term) == k;
-    for (const auto &[term, k] : ly->terms)
-      sameTerms &= lx->coefficient(term) == k;
-    if (sameTerms)
+    Linear diff;
+    linearize(x, 1, diff);
+    linearize(y, -1, diff);
+    if (diff.constant != 0 &&
+        llvm::all_of(diff.terms, [](auto &t) { return t.second == 0; }))
       return true;
   }
   return false;
