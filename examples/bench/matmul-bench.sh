@@ -11,7 +11,7 @@ status=0
   --reference "$bundles/matmul-ref" -o "$out/matmul256-tirx.json" || status=$?
 "$build/bin/tirx-run" "$bundles/bench-matmul2048-simt" "$bundles/bench-matmul2048-mma64" \
   "$bundles/bench-matmul2048-mma128" "$bundles/bench-matmul2048-mma-shared" \
-  "$bundles/bench-matmul2048-mmapad" \
+  "$bundles/bench-matmul2048-mmapad" "$bundles/bench-matmul2048-mmapad128" \
   --reference "$bundles/bench-matmul2048-ref" -o "$out/matmul2048-tirx.json" || status=$?
 python3 "$here/matmul_peers.py" > "$out/matmul-peers.json"
 python3 - "$out" <<'PY'
@@ -21,7 +21,8 @@ peers = json.load(open(out + "/matmul-peers.json"))
 names = {256: ["simt, shared (matmul-shared)", "use_mma 2x2 warps (matmul-mma)"],
          2048: ["simt 64x64, shared, 4x4/thread", "use_mma 64x64, 2x2 warps",
                 "use_mma 128x128, 4x2 warps", "use_mma 64x64, 2x2 warps, shared",
-                "use_mma 64x64, shared, padded rows"]}
+                "use_mma 64x64, shared, padded rows",
+                "use_mma 128x128, 4x2 warps, shared, padded"]}
 for n in (256, 2048):
     tirx = json.load(open("%s/matmul%d-tirx.json" % (out, n)))
     p = peers[str(n)]
