@@ -251,10 +251,29 @@ ChildResult applyScript(MLIRContext &ctx, const std::string &payloadText,
   OwningOpRef<ModuleOp> payload = parseModule(ctx, payloadText, payloadName);
   if (!payload)
     return {false, "parse_error", payloadName + " does not parse", ""};
+  OwningOpRef<ModuleOp> script = parseModule(ctx, scriptText, scriptName);
+  if (!script)
+    return {false, "script_invalid", scriptName + " does not parse as MLIR",
+            ""};
+  if (!(*script)->hasAttr(
+          transform::TransformDialect::kWithNamedSequenceAttrName))
+    return {false, "script_invalid",
+            scriptName + ": the script module needs the attribute "
+                         "transform.with_named_sequence",
+            ""};
+  Location policyLoc = UnknownLoc::get(&ctx);
+  std::string refusedBy = checkScriptPolicy(*script, policy, policyLoc);
+  if (!refusedBy.empty()) {
+    ChildResult r{false, "policy_refused", refusedBy, ""};
+    r.payloadLoc = locText(policyLoc);
+    r.hint = "use transform.tirx.* and the vetted upstream ops (docs/actions.md), "
+             "or ask for the open policy";
+    return r;
+  }
   if (target) {
-    // An action's target must exist before its script runs: an empty match
-    // would change nothing, an index past the ops would fail deep in the
-    // transform interpreter.
+    // An action's target must exist before its script runs (its parameters
+    // were checked as the script parsed): an empty match would change
+    // nothing, an index past the ops would fail deep in the interpreter.
     int64_t count = 0;
     payload->walk([&](Operation *op) {
       count += op->getName().getStringRef() == target->op;
@@ -274,25 +293,6 @@ ChildResult applyScript(MLIRContext &ctx, const std::string &payloadText,
       refused.hint = "use an index from 0 to " + std::to_string(count - 1);
       return refused;
     }
-  }
-  OwningOpRef<ModuleOp> script = parseModule(ctx, scriptText, scriptName);
-  if (!script)
-    return {false, "script_invalid", scriptName + " does not parse as MLIR",
-            ""};
-  if (!(*script)->hasAttr(
-          transform::TransformDialect::kWithNamedSequenceAttrName))
-    return {false, "script_invalid",
-            scriptName + ": the script module needs the attribute "
-                         "transform.with_named_sequence",
-            ""};
-  Location policyLoc = UnknownLoc::get(&ctx);
-  std::string refusedBy = checkScriptPolicy(*script, policy, policyLoc);
-  if (!refusedBy.empty()) {
-    ChildResult r{false, "policy_refused", refusedBy, ""};
-    r.payloadLoc = locText(policyLoc);
-    r.hint = "use transform.tirx.* and the vetted upstream ops (docs/actions.md), "
-             "or ask for the open policy";
-    return r;
   }
   // The interpreter pass loads the dialects transforms generate ops of
   // (vector, ub, gpu, ...) before it runs; running the interpreter
