@@ -7,17 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
+#include "Common.h"
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
-#include "mlir/Dialect/GPU/TransformOps/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -42,37 +39,11 @@ using namespace mlir::transform;
 #define GET_OP_CLASSES
 #include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.cpp.inc"
 
-namespace {
-class TIRxTransformExtension
-    : public TransformDialectExtension<TIRxTransformExtension> {
-public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TIRxTransformExtension)
-  using Base::Base;
-  void init() {
-    declareGeneratedDialect<scf::SCFDialect>();
-    declareGeneratedDialect<mlir::gpu::GPUDialect>();
-    declareGeneratedDialect<vector::VectorDialect>();
-    declareGeneratedDialect<affine::AffineDialect>();
-    declareGeneratedDialect<arith::ArithDialect>();
-    declareGeneratedDialect<memref::MemRefDialect>();
-    declareGeneratedDialect<nvgpu::NVGPUDialect>();
-    registerTransformOps<
-#define GET_OP_LIST
-#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.cpp.inc"
-        >();
-  }
-};
-
-template <typename... OpTs> std::vector<tirx::ActionInfo> infosOf() {
-  return {tirx::ActionInfo{OpTs::getActionName().str(),
-                           OpTs::getActionTarget().str(),
-                           OpTs::getActionSchema().str()}...};
-}
-
+namespace mlir::tirx::detail {
 /// A refusal: "<code>: <message>", a note on the payload op, a hint.
 DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
                                    StringRef code, const Twine &message,
-                                   const Twine &hint = "") {
+                                   const Twine &hint) {
   DiagnosedSilenceableFailure diag = op.emitSilenceableError()
                                      << code << ": " << message;
   diag.attachNote(target->getLoc()) << "payload op: " << tirx::irPath(target);
@@ -138,6 +109,37 @@ bool insideMapping(Operation *op, StringRef kind) {
   if (kind == "block" && op->getParentOfType<mlir::gpu::LaunchOp>())
     return true;
   return false;
+}
+
+} // namespace mlir::tirx::detail
+
+using namespace mlir::tirx::detail;
+
+namespace {
+class TIRxTransformExtension
+    : public TransformDialectExtension<TIRxTransformExtension> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TIRxTransformExtension)
+  using Base::Base;
+  void init() {
+    declareGeneratedDialect<scf::SCFDialect>();
+    declareGeneratedDialect<mlir::gpu::GPUDialect>();
+    declareGeneratedDialect<vector::VectorDialect>();
+    declareGeneratedDialect<affine::AffineDialect>();
+    declareGeneratedDialect<arith::ArithDialect>();
+    declareGeneratedDialect<memref::MemRefDialect>();
+    declareGeneratedDialect<nvgpu::NVGPUDialect>();
+    registerTransformOps<
+#define GET_OP_LIST
+#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.cpp.inc"
+        >();
+  }
+};
+
+template <typename... OpTs> std::vector<tirx::ActionInfo> infosOf() {
+  return {tirx::ActionInfo{OpTs::getActionName().str(),
+                           OpTs::getActionTarget().str(),
+                           OpTs::getActionSchema().str()}...};
 }
 
 /// GPU mapping attributes for `count` tiled loops: innermost -> x.
@@ -1005,588 +1007,3 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   return DiagnosedSilenceableFailure::success();
 }
 
-//===----------------------------------------------------------------------===//
-// use_mma
-//===----------------------------------------------------------------------===//
-
-LogicalResult tirx::UseMmaOp::verify() {
-  ArrayRef<int64_t> warps = getWarps();
-  if (warps.size() != 2 || warps[0] < 1 || warps[1] < 1 ||
-      warps[0] * warps[1] > 32)
-    return emitOpError() << "invalid_parameter: warps takes two counts (along "
-                            "M and N), each at least 1, at most 32 in all "
-                            "(1024 threads)";
-  return success();
-}
-
-namespace {
-/// The shape of one mma.sync step: 16x8x8, tf32 operands, f32 sums.
-constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 8;
-
-std::string typeText(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << type;
-  return text;
-}
-
-/// Warp counts `w` along an extent that leave whole fragments: "try 1, 2 or 4".
-std::string warpCountHint(int64_t extent, int64_t fragment) {
-  std::vector<std::string> options;
-  for (int64_t w = 1; w <= 32; w *= 2)
-    if (extent % (w * fragment) == 0)
-      options.push_back(std::to_string(w));
-  return tryHint(std::move(options));
-}
-} // namespace
-
-DiagnosedSilenceableFailure
-tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
-                           ApplyToEachResultList &results,
-                           TransformState &state) {
-  auto self = cast<TransformOpInterface>(getOperation());
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics())
-    return wrongTarget(self, target, "a linalg.matmul on buffers");
-  if (matmul.hasUserDefinedMaps())
-    return reject(self, target, "not_applicable",
-                  "the matmul has its own indexing maps (a transposed or "
-                  "broadcast operand); use_mma takes C[m, n] += A[m, k] * "
-                  "B[k, n]");
-  if (!insideMapping(target, "block"))
-    return reject(self, target, "bad_order",
-                  "the target is not inside a forall mapped to blocks: "
-                  "mma.sync computes a block's tile with its warps",
-                  "apply tile_to_blocks first");
-  if (insideMapping(target, "thread"))
-    return reject(self, target, "bad_order",
-                  "the target is already split among threads; mma.sync is "
-                  "executed by a whole warp",
-                  "apply use_mma instead of tile_to_threads");
-  Value a = matmul.getDpsInputOperand(0)->get();
-  Value b = matmul.getDpsInputOperand(1)->get();
-  Value c = matmul.getDpsInitOperand(0)->get();
-  for (Value v : {a, b, c}) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-      return reject(self, target, "unsupported_type",
-                    "operand of type " + typeText(v.getType()) +
-                        " is not a static memref of f32; mma.sync here "
-                        "multiplies f32 as tf32",
-                    "tile the op with tile_to_blocks so that its operands "
-                    "are static tiles");
-  }
-  ArrayRef<int64_t> shapeA = cast<MemRefType>(a.getType()).getShape();
-  ArrayRef<int64_t> shapeC = cast<MemRefType>(c.getType()).getShape();
-  int64_t m = shapeC[0], n = shapeC[1], k = shapeA[1];
-  ArrayRef<int64_t> warps = getWarps();
-  if (m % (warps[0] * kMmaM) != 0)
-    return reject(self, target, "not_divisible",
-                  Twine(warps[0]) + " warps of 16-row fragments do not divide "
-                  "M = " + Twine(m),
-                  warpCountHint(m, kMmaM));
-  if (n % (warps[1] * kMmaN) != 0)
-    return reject(self, target, "not_divisible",
-                  Twine(warps[1]) + " warps of 8-column fragments do not "
-                  "divide N = " + Twine(n),
-                  warpCountHint(n, kMmaN));
-  if (k % kMmaK != 0)
-    return reject(self, target, "not_divisible",
-                  "K = " + Twine(k) + " is not a multiple of 8, the K of one "
-                  "mma.sync step",
-                  "tile the reduction with tile_reduction to a multiple of 8");
-
-  // The warps' forall; innermost (x) along N.
-  MLIRContext *ctx = getContext();
-  Location loc = target->getLoc();
-  rewriter.setInsertionPoint(target);
-  SmallVector<Attribute> mapping{
-      mlir::gpu::GPUWarpMappingAttr::get(ctx, mlir::gpu::MappingId::LinearDim1),
-      mlir::gpu::GPUWarpMappingAttr::get(ctx, mlir::gpu::MappingId::LinearDim0)};
-  auto forall = scf::ForallOp::create(
-      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(warps[0]),
-                                            rewriter.getIndexAttr(warps[1])},
-      ValueRange{}, rewriter.getArrayAttr(mapping));
-  rewriter.setInsertionPointToStart(forall.getBody());
-  // One constant of each value, at the top of the warp's body.
-  llvm::DenseMap<int64_t, Value> constants;
-  auto cst = [&](int64_t v) -> Value {
-    Value &c = constants[v];
-    if (!c) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(forall.getBody());
-      c = arith::ConstantIndexOp::create(rewriter, loc, v);
-    }
-    return c;
-  };
-  auto add = [&](Value x, int64_t v) -> Value {
-    return v == 0 ? x : arith::AddIOp::create(rewriter, loc, x, cst(v)).getResult();
-  };
-  int64_t warpM = m / warps[0], warpN = n / warps[1];
-  int64_t tilesM = warpM / kMmaM, tilesN = warpN / kMmaN;
-  Value lane = mlir::gpu::LaneIdOp::create(rewriter, loc,
-                                     rewriter.getIndexAttr(32));
-  // PTX fragment layout: lane = 4 * group + thread-in-group.
-  Value group = arith::DivUIOp::create(rewriter, loc, lane, cst(4));
-  Value inGroup = arith::RemUIOp::create(rewriter, loc, lane, cst(4));
-  Value rowBase = arith::AddIOp::create(
-      rewriter, loc,
-      arith::MulIOp::create(rewriter, loc, forall.getInductionVar(0),
-                            cst(warpM)),
-      group);
-  Value colBase = arith::MulIOp::create(rewriter, loc,
-                                        forall.getInductionVar(1), cst(warpN));
-  Value colC = arith::AddIOp::create(
-      rewriter, loc, colBase,
-      arith::MulIOp::create(rewriter, loc, inGroup, cst(2)));
-  Value colB = arith::AddIOp::create(rewriter, loc, colBase, group);
-
-  auto load = [&](Value buf, Value i, Value j) -> Value {
-    return memref::LoadOp::create(rewriter, loc, buf, ValueRange{i, j});
-  };
-  auto pack = [&](ArrayRef<int64_t> shape, ArrayRef<Value> elems) -> Value {
-    return vector::FromElementsOp::create(
-        rewriter, loc, VectorType::get(shape, rewriter.getF32Type()), elems);
-  };
-  // C fragment (mi, ni): rows r, r + 8; columns q, q + 1.
-  auto cIndex = [&](int64_t mi, int64_t ni, int64_t e) {
-    Value row = add(rowBase, mi * kMmaM + (e / 2) * 8);
-    Value col = add(colC, ni * kMmaN + e % 2);
-    return std::make_pair(row, col);
-  };
-  SmallVector<Value> accs;
-  for (int64_t mi = 0; mi < tilesM; ++mi)
-    for (int64_t ni = 0; ni < tilesN; ++ni) {
-      SmallVector<Value> elems;
-      for (int64_t e = 0; e < 4; ++e) {
-        auto [row, col] = cIndex(mi, ni, e);
-        elems.push_back(load(c, row, col));
-      }
-      accs.push_back(pack({2, 2}, elems));
-    }
-  auto loop = scf::ForOp::create(
-      rewriter, loc, cst(0), cst(k), cst(kMmaK), accs,
-      // The body builder is the rewriter, placed in the loop's body.
-      [&](OpBuilder &, Location l, Value kk, ValueRange iters) {
-        Value kA = arith::AddIOp::create(rewriter, l, kk, inGroup);
-        SmallVector<Value> fragA, fragB;
-        for (int64_t mi = 0; mi < tilesM; ++mi) {
-          // A: rows r, r + 8; columns kk + t, kk + t + 4 (a0..a3).
-          Value r0 = add(rowBase, mi * kMmaM), r1 = add(r0, 8);
-          Value k4 = add(kA, 4);
-          fragA.push_back(pack({4, 1}, {load(a, r0, kA), load(a, r1, kA),
-                                        load(a, r0, k4), load(a, r1, k4)}));
-        }
-        for (int64_t ni = 0; ni < tilesN; ++ni) {
-          // B: rows kk + t, kk + t + 4; column g (b0, b1).
-          Value col = add(colB, ni * kMmaN);
-          fragB.push_back(pack({2, 1}, {load(b, kA, col),
-                                        load(b, add(kA, 4), col)}));
-        }
-        SmallVector<Value> next;
-        for (int64_t mi = 0; mi < tilesM; ++mi)
-          for (int64_t ni = 0; ni < tilesN; ++ni)
-            next.push_back(nvgpu::MmaSyncOp::create(
-                rewriter, l, fragA[mi], fragB[ni], iters[mi * tilesN + ni],
-                ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
-                /*tf32Enabled=*/true));
-        scf::YieldOp::create(rewriter, l, next);
-      });
-  rewriter.setInsertionPointAfter(loop);
-  for (int64_t mi = 0; mi < tilesM; ++mi)
-    for (int64_t ni = 0; ni < tilesN; ++ni)
-      for (int64_t e = 0; e < 4; ++e) {
-        auto [row, col] = cIndex(mi, ni, e);
-        Value v = vector::ExtractOp::create(
-            rewriter, loc, loop.getResult(mi * tilesN + ni),
-            ArrayRef<int64_t>{e / 2, e % 2});
-        memref::StoreOp::create(rewriter, loc, v, c, ValueRange{row, col});
-      }
-  rewriter.eraseOp(target);
-  results.push_back(forall);
-  return DiagnosedSilenceableFailure::success();
-}
-
-//===----------------------------------------------------------------------===//
-// split_reduction
-//===----------------------------------------------------------------------===//
-
-LogicalResult tirx::SplitReductionOp::verify() {
-  if (getParts() < 2 || getParts() > 65536)
-    return emitOpError() << "invalid_parameter: parts must lie in [2, 65536], "
-                            "got "
-                         << getParts();
-  return success();
-}
-
-DiagnosedSilenceableFailure
-tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
-                                   Operation *target,
-                                   ApplyToEachResultList &results,
-                                   TransformState &state) {
-  auto self = cast<TransformOpInterface>(getOperation());
-  auto op = dyn_cast<linalg::LinalgOp>(target);
-  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
-    return wrongTarget(self, target, "a linalg op on buffers with one output");
-  Value out = op.getDpsInitOperand(0)->get();
-  auto outType = dyn_cast<MemRefType>(out.getType());
-  if (!outType || !outType.hasStaticShape())
-    return reject(self, target, "not_applicable",
-                  "the output is not a memref of static shape");
-  if (insideMapping(target, "block") ||
-      target->getParentOfType<mlir::gpu::LaunchOp>() ||
-      target->getParentOfType<scf::ForallOp>() ||
-      target->getParentOfType<scf::ForOp>())
-    return reject(self, target, "bad_order",
-                  "the target is already tiled or inside a kernel: the "
-                  "partial results need a buffer of the function",
-                  "split the reduction first, then tile each part");
-  auto iterators = op.getIteratorTypesArray();
-  SmallVector<unsigned> reductions;
-  op.getReductionDims(reductions);
-  if (reductions.empty())
-    return reject(self, target, "not_reduction",
-                  "the op has no reduction loop");
-  if (reductions.size() > 1)
-    return reject(self, target, "several_reductions",
-                  "the op has " + Twine(reductions.size()) +
-                      " reduction loops; split_reduction splits one",
-                  "collapse them into one, or split an op with one");
-  unsigned k = reductions.front();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t extent = ranges[k];
-  int64_t parts = getParts();
-  if (ShapedType::isDynamic(extent))
-    return reject(self, target, "not_applicable",
-                  "the reduction loop has no static extent");
-  if (extent % parts != 0)
-    return reject(self, target, "not_divisible",
-                  Twine(parts) + " parts do not divide the reduction's extent " +
-                      Twine(extent),
-                  divisorsHint(extent, parts, extent, false));
-  // The combiner: one op between the output's block argument and the
-  // yielded value, with a neutral element to start each part from.
-  SmallVector<Operation *> combiners;
-  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
-      combiners.size() != 1 || !arith::getNeutralElement(combiners.front()))
-    return reject(self, target, "unknown_combiner",
-                  "the body does not combine into the output with one of "
-                  "add, mul, max, min, and, or, xor",
-                  "split_reduction needs an associative combiner with a "
-                  "neutral element");
-  Operation *combiner = combiners.front();
-  TypedAttr neutral = *arith::getNeutralElement(combiner);
-
-  // The new domain: loop k becomes (r parallel, kk reduction). An input
-  // indexed by k gets that dimension expanded in two, (kk, r) or, chunked,
-  // (r, kk): its maps stay projections (linalg must infer loop ranges from
-  // the operands' shapes).
-  MLIRContext *ctx = getContext();
-  Location loc = target->getLoc();
-  unsigned n = op.getNumLoops();
-  int64_t chunk = extent / parts;
-  AffineExpr r = getAffineDimExpr(k, ctx), kk = getAffineDimExpr(k + 1, ctx);
-  SmallVector<AffineExpr> shift;
-  for (unsigned i = 0; i < n; ++i)
-    shift.push_back(getAffineDimExpr(i < k ? i : i + 1, ctx));
-  struct Expanded {
-    Value value;
-    MemRefType type;
-    SmallVector<ReassociationIndices> groups;
-  };
-  SmallVector<Expanded> expanded;
-  SmallVector<AffineMap> maps;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    Expanded e{input->get(), {}, {}};
-    SmallVector<AffineExpr> results;
-    auto type = dyn_cast<MemRefType>(input->get().getType());
-    for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
-      if (!expr.isFunctionOfDim(k)) {
-        e.groups.push_back({int64_t(results.size())});
-        results.push_back(expr.replaceDims(shift));
-        continue;
-      }
-      if (expr != getAffineDimExpr(k, ctx) || !type)
-        return reject(self, target, "not_applicable",
-                      "input " + Twine(input->getOperandNumber()) +
-                          " is indexed by an expression of the reduction "
-                          "loop, not the loop itself");
-      e.groups.push_back(
-          {int64_t(results.size()), int64_t(results.size()) + 1});
-      if (getChunked())
-        results.append({r, kk});
-      else
-        results.append({kk, r});
-    }
-    maps.push_back(AffineMap::get(n + 1, 0, results, ctx));
-    if (type && map.isFunctionOfDim(k)) {
-      SmallVector<int64_t> shape;
-      for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
-        if (!expr.isFunctionOfDim(k)) {
-          shape.push_back(type.getDimSize(pos));
-        } else if (getChunked()) {
-          shape.append({parts, chunk});
-        } else {
-          shape.append({chunk, parts});
-        }
-      }
-      FailureOr<MemRefType> to =
-          memref::ExpandShapeOp::computeExpandedType(type, shape, e.groups);
-      if (failed(to))
-        return reject(self, target, "not_applicable",
-                      "input " + Twine(input->getOperandNumber()) +
-                          " cannot be viewed with its reduction dimension "
-                          "split (its layout is not contiguous there)");
-      e.type = *to;
-    }
-    expanded.push_back(std::move(e));
-  }
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0))
-                         .replaceDimsAndSymbols(shift, {}, n + 1, 0);
-  SmallVector<AffineExpr> partialResults(outMap.getResults());
-  partialResults.push_back(r);
-  maps.push_back(AffineMap::get(n + 1, 0, partialResults, ctx));
-  SmallVector<utils::IteratorType> newIterators;
-  for (unsigned i = 0; i < n; ++i) {
-    if (i == k) {
-      newIterators.push_back(utils::IteratorType::parallel);
-      newIterators.push_back(utils::IteratorType::reduction);
-    } else {
-      newIterators.push_back(iterators[i]);
-    }
-  }
-
-  rewriter.setInsertionPoint(target);
-  SmallVector<int64_t> partialShape(outType.getShape());
-  partialShape.push_back(parts);
-  auto partialType = MemRefType::get(partialShape, outType.getElementType());
-  Value partial = memref::AllocOp::create(rewriter, loc, partialType);
-  Value init = arith::ConstantOp::create(rewriter, loc, neutral);
-  auto fill = linalg::FillOp::create(rewriter, loc, ValueRange{init},
-                                     ValueRange{partial});
-  SmallVector<Value> inputs;
-  for (Expanded &e : expanded)
-    inputs.push_back(e.type ? memref::ExpandShapeOp::create(
-                                  rewriter, loc, e.type, e.value, e.groups)
-                                  .getResult()
-                            : e.value);
-  auto split = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{}, inputs, ValueRange{partial}, maps,
-      newIterators);
-  rewriter.cloneRegionBefore(target->getRegion(0), split.getRegion(),
-                             split.getRegion().end());
-
-  // The combine: out = combine(out, reduce_r partial).
-  unsigned m = outType.getRank();
-  SmallVector<utils::IteratorType> combineIterators(
-      m, utils::IteratorType::parallel);
-  combineIterators.push_back(utils::IteratorType::reduction);
-  // The partial buffer is read whole; the output takes the first m dims.
-  SmallVector<AffineExpr> firstM;
-  for (unsigned i = 0; i < m; ++i)
-    firstM.push_back(getAffineDimExpr(i, ctx));
-  SmallVector<AffineMap> combineMaps{
-      AffineMap::getMultiDimIdentityMap(m + 1, ctx),
-      AffineMap::get(m + 1, 0, firstM, ctx)};
-  auto combine = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{}, ValueRange{partial}, ValueRange{out},
-      combineMaps, combineIterators,
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        OperationState state(l, combiner->getName());
-        state.addOperands({args[1], args[0]});
-        state.addTypes(combiner->getResultTypes());
-        state.addAttributes(combiner->getAttrs());
-        Operation *c = b.create(state);
-        linalg::YieldOp::create(b, l, c->getResult(0));
-      });
-  memref::DeallocOp::create(rewriter, loc, partial);
-  rewriter.eraseOp(target);
-  results.push_back(fill);
-  results.push_back(split);
-  results.push_back(combine);
-  return DiagnosedSilenceableFailure::success();
-}
-
-//===----------------------------------------------------------------------===//
-// map_to_gpu
-//===----------------------------------------------------------------------===//
-
-LogicalResult tirx::MapToGpuOp::verify() {
-  ArrayRef<int64_t> dims = getBlockDims();
-  int64_t total = 1;
-  for (int64_t d : dims)
-    total *= std::max<int64_t>(d, 1);
-  if (dims.empty())
-    return success(); // each kernel gets the threads its foralls need
-  if (dims.size() > 3 ||
-      llvm::any_of(dims, [](int64_t d) { return d < 1 || d > 1024; }) ||
-      total > 1024)
-    return emitOpError() << "invalid_parameter: block_dims must be 1 to 3 "
-                            "sizes in [1, 1024], at most 1024 threads in all "
-                            "(or none)";
-  return success();
-}
-
-namespace {
-bool mapsTo(scf::ForallOp forall, StringRef kind) {
-  if (!forall.getMapping())
-    return false;
-  return llvm::any_of(*forall.getMapping(), [&](Attribute a) {
-    return (kind == "block" && isa<mlir::gpu::GPUBlockMappingAttr>(a)) ||
-           (kind == "thread" && isa<mlir::gpu::GPUThreadMappingAttr>(a)) ||
-           (kind == "warp" && isa<mlir::gpu::GPUWarpMappingAttr>(a));
-  });
-}
-
-/// The threads a forall nested in a block forall needs: per dimension for
-/// one mapped to threads, in all (32 per warp) for one mapped to warps.
-struct ThreadsNeeded {
-  scf::ForallOp forall;
-  int64_t dims[3] = {1, 1, 1};
-  int64_t warpThreads = 0; // > 0: a warp forall
-};
-
-SmallVector<ThreadsNeeded> threadsNeeded(scf::ForallOp block) {
-  SmallVector<ThreadsNeeded> needs;
-  block.getBody()->walk([&](scf::ForallOp nested) {
-    ArrayRef<int64_t> ubs = nested.getStaticUpperBound();
-    if (llvm::any_of(ubs, ShapedType::isDynamic) || !nested.getMapping())
-      return; // upstream says what it cannot map
-    ThreadsNeeded need{nested};
-    if (mapsTo(nested, "warp")) {
-      need.warpThreads = 32;
-      for (int64_t ub : ubs)
-        need.warpThreads *= ub;
-    } else if (mapsTo(nested, "thread")) {
-      for (auto [ub, attr] : llvm::zip(ubs, *nested.getMapping()))
-        if (auto t = dyn_cast<mlir::gpu::GPUThreadMappingAttr>(attr))
-          if (t.getMappingId() <= 2)
-            need.dims[t.getMappingId()] = ub;
-    } else {
-      return;
-    }
-    needs.push_back(need);
-  });
-  return needs;
-}
-
-std::string dimsText(ArrayRef<int64_t> d) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
-         std::to_string(d[2]);
-}
-} // namespace
-
-DiagnosedSilenceableFailure
-tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
-                             ApplyToEachResultList &results,
-                             TransformState &state) {
-  auto self = cast<TransformOpInterface>(getOperation());
-  // The block foralls not nested in another forall or a launch.
-  SmallVector<scf::ForallOp> blocks;
-  target->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<mlir::gpu::LaunchOp>(op))
-      return WalkResult::skip();
-    auto forall = dyn_cast<scf::ForallOp>(op);
-    if (!forall)
-      return WalkResult::advance();
-    if (mapsTo(forall, "block"))
-      blocks.push_back(forall);
-    return WalkResult::skip();
-  });
-  if (blocks.empty())
-    return reject(self, target, "bad_order",
-                  "no scf.forall mapped to blocks in the target",
-                  "apply tile_to_blocks first");
-  // Each kernel's block: the given dims, or by default what its thread or
-  // warp foralls need. Everything is checked before anything changes.
-  SmallVector<SmallVector<int64_t>> blockDims;
-  for (scf::ForallOp block : blocks) {
-    SmallVector<ThreadsNeeded> needs = threadsNeeded(block);
-    SmallVector<int64_t> dims(getBlockDims());
-    if (dims.empty()) {
-      if (needs.empty())
-        return reject(self, block, "bad_order",
-                      "nothing in the block is mapped to threads or warps, "
-                      "and no block_dims are given",
-                      "apply tile_to_threads or use_mma first");
-      dims = {1, 1, 1};
-      for (const ThreadsNeeded &n : needs)
-        for (int d = 0; d < 3; ++d)
-          dims[d] = std::max(dims[d], d == 0 ? std::max(n.dims[0],
-                                                         n.warpThreads)
-                                             : n.dims[d]);
-      if (dims[0] * dims[1] * dims[2] > 1024)
-        return reject(self, block, "block_too_small",
-                      "the block's foralls need " + dimsText(dims) +
-                          " threads, above 1024",
-                      "use fewer threads per block (tile_to_threads)");
-    }
-    dims.resize(3, 1);
-    int64_t total = dims[0] * dims[1] * dims[2];
-    for (const ThreadsNeeded &n : needs) {
-      std::string problem;
-      std::string hint;
-      if (n.warpThreads > total) {
-        problem = tirx::irPath(n.forall) + " has " +
-                  std::to_string(n.warpThreads / 32) + " warps: " +
-                  std::to_string(n.warpThreads) + " threads, the block " +
-                  std::to_string(total);
-        hint = "block_dims [" + std::to_string(n.warpThreads) + "]";
-      } else if (n.dims[0] > dims[0] || n.dims[1] > dims[1] ||
-                 n.dims[2] > dims[2]) {
-        problem = tirx::irPath(n.forall) + " needs " + dimsText(n.dims) +
-                  " threads; block_dims give " + dimsText(dims);
-        hint = "block_dims [" + std::to_string(std::max(n.dims[0], dims[0])) +
-               ", " + std::to_string(std::max(n.dims[1], dims[1])) + ", " +
-               std::to_string(std::max(n.dims[2], dims[2])) +
-               "], or none (each kernel its own)";
-      }
-      if (!problem.empty())
-        return reject(self, block, "block_too_small", problem, "try " + hint);
-    }
-    blockDims.push_back(dims);
-  }
-
-  MLIRContext *ctx = getContext();
-  for (auto [block, dims] : llvm::zip(blocks, blockDims)) {
-    Location loc = block.getLoc();
-    rewriter.setInsertionPoint(block);
-    auto cst = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(rewriter, loc, v);
-    };
-    Value one = cst(1);
-    auto launch = mlir::gpu::LaunchOp::create(rewriter, loc, one, one, one,
-                                        cst(dims[0]), cst(dims[1]),
-                                        cst(dims[2]));
-    rewriter.setInsertionPointToEnd(&launch.getBody().front());
-    auto terminator = mlir::gpu::TerminatorOp::create(rewriter, loc);
-    rewriter.moveOpBefore(block, terminator);
-    FailureOr<DeviceMaskingAttrInterface> mask = block.getDeviceMaskingAttr();
-    if (failed(mask))
-      return reject(self, block, "not_applicable",
-                    "the block forall's mapping has an invalid mask");
-    transform::gpu::GpuBlockIdBuilder ids(ctx, block.usesLinearMapping(),
-                                          *mask);
-    SmallVector<int64_t> grid;
-    DiagnosedSilenceableFailure mapped =
-        transform::gpu::mapForallToBlocksImpl(rewriter, self, block, grid,
-                                              ids);
-    if (!mapped.succeeded())
-      return mapped;
-    grid.resize(3, 1);
-    rewriter.setInsertionPoint(launch);
-    Value gx = cst(grid[0]), gy = cst(grid[1]), gz = cst(grid[2]);
-    rewriter.modifyOpInPlace(launch, [&] {
-      launch.getGridSizeXMutable().assign(gx);
-      launch.getGridSizeYMutable().assign(gy);
-      launch.getGridSizeZMutable().assign(gz);
-    });
-    mapped = transform::gpu::mapNestedForallToThreadsImpl(
-        rewriter, self, launch, dims, /*warpSize=*/32,
-        /*syncAfterDistribute=*/false);
-    if (!mapped.succeeded())
-      return mapped;
-  }
-  return DiagnosedSilenceableFailure::success();
-}

@@ -1,0 +1,48 @@
+//===- Common.h - shared by the transform.tirx ops --------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The refusal builders and payload queries every transform.tirx op uses.
+// Internal to the TIRxTransformOps library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_LIB_TRANSFORMOPS_COMMON_H
+#define TIRX_LIB_TRANSFORMOPS_COMMON_H
+
+#include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tirx::detail {
+
+/// A refusal: "<code>: <message>", a note on the payload op, a hint.
+DiagnosedSilenceableFailure reject(transform::TransformOpInterface op,
+                                   Operation *target, StringRef code,
+                                   const Twine &message,
+                                   const Twine &hint = "");
+
+/// The refusal of a payload op of the wrong kind: "the target is X, not
+/// <expected>".
+DiagnosedSilenceableFailure wrongTarget(transform::TransformOpInterface op,
+                                        Operation *target,
+                                        StringRef expected);
+
+/// A copy into or out of shared memory, fenced by barriers.
+LogicalResult copyThroughBarriers(OpBuilder &b, Value src, Value dst);
+
+/// "try 2, 4 or 8"; "" for no options.
+std::string tryHint(std::vector<std::string> options);
+
+/// Sizes near `bad` that divide `extent`, for a hint: "try 2 or 4".
+std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
+                         bool powersOfTwo);
+
+/// Whether `op` is inside a forall mapped to `kind` ("block", "thread")
+/// (or, for "block", a gpu.launch).
+bool insideMapping(Operation *op, StringRef kind);
+
+} // namespace mlir::tirx::detail
+
+#endif // TIRX_LIB_TRANSFORMOPS_COMMON_H
