@@ -17,6 +17,7 @@ in=$src/test/Integration/Inputs
 export_bundle saxpy-ref "$ex/saxpy.mlir" --tirx-map-reference
 export_bundle matmul-ref "$ex/matmul.mlir" --tirx-map-reference
 export_bundle rowsum-ref "$ex/rowsum.mlir" --tirx-map-reference
+export_bundle rmsnorm-ref "$ex/rmsnorm.mlir" --tirx-map-reference
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"

@@ -181,10 +181,11 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// A reduction is not elementwise.
+// A reduction whose output no fill starts: its fused tiles would start from
+// values the loop cannot know.
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
-func.func @reduction(%x: memref<64x64xf32>, %y: memref<64xf32>) {
+func.func @reduction(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
   %t = memref.alloc() : memref<64xf32>
   // expected-note @below {{payload op: func @reduction / linalg.generic#0}}
   linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
@@ -193,14 +194,95 @@ func.func @reduction(%x: memref<64x64xf32>, %y: memref<64xf32>) {
     %s = arith.addf %a, %b : f32
     linalg.yield %s : f32
   }
-  memref.copy %t, %y : memref<64xf32> to memref<64xf32>
+  linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %t : memref<64x64xf32>, memref<64xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %q = arith.divf %a, %s : f32
+    linalg.yield %q : f32
+  }
   return
 }
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_elementwise: the producer has a reduction loop}}
-    // expected-note @below {{hint: tile its reductions with tile_reduction instead}}
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %forall = transform.tirx.tile_to_blocks %consumer tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_intermediate: the reduction's output is not started by a linalg.fill of the intermediate right before it}}
+    // expected-note @below {{hint: fill the intermediate with the reduction's start value just before the reduction}}
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A row sum and the division by it (a normalization, as in softmax): the
+// fill and the reduction move into the consumer's block loop; each block
+// sums its row into shared memory, between barriers.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @normalize
+//   CHECK-NOT:   memref.alloc() : memref<64xf32>
+//       CHECK:   scf.forall (%[[I:.*]]) in (64)
+//       CHECK:     %[[SH:.*]] = memref.alloc() : memref<1xf32, #gpu.address_space<workgroup>>
+//       CHECK:     gpu.barrier
+//       CHECK:     linalg.fill ins(%{{.*}} : f32) outs(%[[SH]] : memref<1xf32, #gpu.address_space<workgroup>>)
+//       CHECK:     linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+//  CHECK-SAME:       ins(%{{.*}} : memref<1x128xf32, strided<[128, 1], offset: ?>>) outs(%[[SH]] : memref<1xf32, #gpu.address_space<workgroup>>)
+//       CHECK:       arith.addf
+//       CHECK:     gpu.barrier
+//       CHECK:     linalg.generic {{.*}} ins(%{{.*}}, %[[SH]] : {{.*}})
+//       CHECK:       arith.divf
+//   CHECK-NOT:   linalg.fill
+//   CHECK-NOT:   memref.dealloc
+func.func @normalize(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<64xf32>)
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x128xf32>) outs(%t : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %t : memref<64x128xf32>, memref<64xf32>) outs(%y : memref<64x128xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %q = arith.divf %a, %s : f32
+    linalg.yield %q : f32
+  }
+  memref.dealloc %t : memref<64xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %forall = transform.tirx.tile_to_blocks %consumer tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Written through a transposed map: a tile of the output is no tile of the
+// loops in order.
+func.func @transposed(%x: memref<64x32xf32>) {
+  %t = memref.alloc() : memref<32x64xf32>
+  // expected-note @below {{linalg.generic#0}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x32xf32>) outs(%t : memref<32x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_elementwise: the producer writes its output through a map other than its parallel loops in order}}
+    // expected-note @below {{hint: interchange its loops first}}
     %fused = transform.tirx.fuse_into %g : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

@@ -135,3 +135,43 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Refused: a row sum fused into the block (fuse_into) but left to every
+// thread of the block: they would all add into the same shared element.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @race(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<64xf32>)
+  // expected-note @below {{payload op: func @race / scf.forall#0 (block x) / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x128xf32>) outs(%t : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %t : memref<64x128xf32>, memref<64xf32>) outs(%y : memref<64x128xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %q = arith.divf %a, %s : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tiled, %forall = transform.tirx.tile_to_blocks %consumer tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    %threads, %tf = transform.tirx.tile_to_threads %tiled elements_per_thread [1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{shared_race: func @race / scf.forall#0 (block x) / linalg.generic#0 reads and writes shared memory outside a forall mapped to threads}}
+    // expected-note @below {{hint: tile it with tile_to_threads (a thread per output element)}}
+    transform.tirx.map_to_gpu %func : !transform.any_op
+    transform.yield
+  }
+}

@@ -143,3 +143,33 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// vectorize on a thread's 1x4 piece of a 2-D op: 1-D vector loads and
+// stores (the unit dimension dropped), and an input that does not vary
+// along the vector (a row's statistic) read once and broadcast.
+// CHECK-LABEL: func.func @scale_rows
+//       CHECK:   %[[X:.*]] = vector.load %{{.*}} : memref<64x128xf32>, vector<4xf32>
+//       CHECK:   %[[S:.*]] = memref.load %{{.*}} : memref<64xf32>
+//       CHECK:   %[[B:.*]] = vector.broadcast %[[S]] : f32 to vector<4xf32>
+//       CHECK:   %[[Q:.*]] = arith.divf %[[X]], %[[B]] : vector<4xf32>
+//       CHECK:   vector.store %[[Q]], %{{.*}} : memref<64x128xf32>, vector<4xf32>
+func.func @scale_rows(%x: memref<64x128xf32>, %s: memref<64xf32>, %y: memref<64x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<64x128xf32>, memref<64xf32>) outs(%y : memref<64x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.divf %a, %b : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %u, %h = transform.tirx.tile_to_threads %t elements_per_thread [1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.tirx.vectorize %u width = 4 : !transform.any_op
+    transform.yield
+  }
+}

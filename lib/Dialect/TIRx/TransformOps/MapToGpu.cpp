@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
 #include "mlir/Dialect/GPU/TransformOps/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -108,6 +109,38 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     return reject(self, target, "bad_order",
                   "no scf.forall mapped to blocks in the target",
                   "apply tile_to_blocks first");
+  // Outside the foralls mapped to threads or warps, every thread of the
+  // block runs an op: one that reads what it writes in shared memory (a
+  // reduction's accumulator, say) would have them all update the same
+  // elements at once.
+  for (scf::ForallOp block : blocks) {
+    Operation *racy = nullptr;
+    block.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto nested = dyn_cast<scf::ForallOp>(op))
+        if (mapsTo(nested, "thread") || mapsTo(nested, "warp"))
+          return WalkResult::skip();
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      if (!linalgOp || !linalgOp.hasPureBufferSemantics())
+        return WalkResult::advance();
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        if (tirx::memorySpaceName(cast<MemRefType>(init.get().getType())) ==
+                "workgroup" &&
+            linalgOp.payloadUsesValueFromOperand(&init)) {
+          racy = op;
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (racy)
+      return reject(self, racy, "shared_race",
+                    tirx::irPath(racy) + " reads and writes shared memory "
+                                         "outside a forall mapped to threads: "
+                                         "every thread of the block would "
+                                         "update the same elements at once",
+                    "tile it with tile_to_threads (a thread per output "
+                    "element)");
+  }
+
   // Each kernel's block: the given dims, or by default what its thread or
   // warp foralls need. Everything is checked before anything changes.
   SmallVector<SmallVector<int64_t>> blockDims;

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -379,6 +380,10 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       continue; // scalars are broadcast
     AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
     std::string name = "operand #" + std::to_string(operand.getOperandNumber());
+    // An input that does not vary along the innermost loop is broadcast:
+    // one scalar per vector (a row's statistic in a normalization).
+    if (linalgOp.isDpsInput(&operand) && !map.isFunctionOfDim(inner))
+      continue;
     if (map.getNumResults() == 0 ||
         map.getResults().back() != getAffineDimExpr(inner, getContext()))
       return reject(self, target, "not_contiguous",
@@ -442,6 +447,11 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   // Loads and stores, then their alignment where it is proven.
   if (func) {
     RewritePatternSet patterns(getContext());
+    // A per-thread op of several loops (1 x 4 of a 2-D tile) vectorizes to
+    // vector<1x4xf32>: its unit dimensions go first, so that the 1-D
+    // lowering below turns the transfers into vector.load and store.
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    vector::populateVectorTransferDropUnitDimsPatterns(patterns);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns, 1);
     memref::populateFoldMemRefAliasOpPatterns(patterns);
@@ -451,6 +461,30 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     config.setListener(
         static_cast<RewriterBase::Listener *>(rewriter.getListener()));
     (void)applyPatternsGreedily(func, std::move(patterns), config);
+    // A broadcast input (one scalar per vector) is read as a 0-d vector,
+    // which the LLVM lowering lacks: a scalar load, broadcast.
+    SmallVector<vector::LoadOp> scalarLoads;
+    func->walk([&](vector::LoadOp load) {
+      if (load.getVectorType().getRank() == 0 &&
+          llvm::all_of(load->getUsers(), [](Operation *u) {
+            return isa<vector::BroadcastOp>(u);
+          }))
+        scalarLoads.push_back(load);
+    });
+    for (vector::LoadOp load : scalarLoads) {
+      rewriter.setInsertionPoint(load);
+      Value scalar = memref::LoadOp::create(rewriter, load.getLoc(),
+                                            load.getBase(), load.getIndices());
+      for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
+        auto broadcast = cast<vector::BroadcastOp>(user);
+        rewriter.setInsertionPoint(broadcast);
+        rewriter.replaceOp(broadcast,
+                           vector::BroadcastOp::create(
+                               rewriter, broadcast.getLoc(),
+                               broadcast.getResultVectorType(), scalar));
+      }
+      rewriter.eraseOp(load);
+    }
     func->walk([](Operation *op) {
       auto annotate = [](auto access, Value base, ValueRange indices,
                          VectorType type) {
@@ -863,13 +897,25 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       producer.getNumDpsInits() != 1)
     return wrongTarget(self, target,
                        "a linalg op on buffers with one output");
-  if (producer.getNumReductionLoops() != 0 ||
-      !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
-           .isIdentity())
+  // The output is written through its loops in order (elementwise), or,
+  // for a reduction, through the parallel loops in order with the
+  // reductions left out: a tile of the output is then a tile of the
+  // parallel loops and all of the reduction ones.
+  AffineMap outMap =
+      producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
+  bool reduction = producer.getNumReductionLoops() != 0;
+  SmallVector<unsigned> parallelDims;
+  producer.getParallelDims(parallelDims);
+  if (!outMap.isProjectedPermutation() ||
+      outMap.getNumResults() != parallelDims.size() ||
+      llvm::any_of(llvm::enumerate(outMap.getResults()), [&](auto r) {
+        return r.value() != getAffineDimExpr(parallelDims[r.index()],
+                                             getContext());
+      }))
     return reject(self, target, "not_elementwise",
-                  "the producer has a reduction loop or writes its output "
-                  "through a non-identity map",
-                  "tile its reductions with tile_reduction instead");
+                  "the producer writes its output through a map other than "
+                  "its parallel loops in order",
+                  "interchange its loops first");
   Value buffer = producer.getDpsInitOperand(0)->get();
   Operation *alloc = buffer.getDefiningOp();
   if (!alloc || !isa<memref::AllocOp, memref::AllocaOp>(alloc))
@@ -879,14 +925,22 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "the tiles the consumer reads");
 
   // The intermediate's uses: the producer, deallocations, one subview in a
-  // loop after the producer in the same block.
+  // loop after the producer in the same block; for a reduction, the fill
+  // that starts it, just before it.
   memref::SubViewOp tile;
   SmallVector<Operation *> deallocs;
+  linalg::FillOp fill;
   for (Operation *user : buffer.getUsers()) {
     if (user == target)
       continue;
     if (isa<memref::DeallocOp>(user)) {
       deallocs.push_back(user);
+      continue;
+    }
+    if (auto f = dyn_cast<linalg::FillOp>(user);
+        f && reduction && !fill && f->getNextNode() == target &&
+        f.getDpsInitOperand(0)->get() == buffer) {
+      fill = f;
       continue;
     }
     if (isa<linalg::LinalgOp>(user))
@@ -916,6 +970,13 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "no scf.forall or scf.for after the producer reads its "
                   "output through a memref.subview",
                   "tile the consumer first (tile_to_blocks or tile_to_threads)");
+  if (reduction && !fill)
+    return reject(self, target, "not_intermediate",
+                  "the reduction's output is not started by a linalg.fill "
+                  "of the intermediate right before it: its tiles would "
+                  "start from values the fused loop cannot know",
+                  "fill the intermediate with the reduction's start value "
+                  "just before the reduction");
   for (Operation *op = target->getNextNode(); op != loop; op = op->getNextNode())
     if (!isMemoryEffectFree(op))
       return reject(self, target, "bad_order",
@@ -932,7 +993,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                                          "the producer or the intermediate",
                   "fusing would read values the loop has changed");
   auto tileType = tile.getType();
-  if (tileType.getRank() != producer.getNumLoops() ||
+  if (tileType.getRank() != int64_t(parallelDims.size()) ||
       !tileType.hasStaticShape() ||
       llvm::any_of(tile.getMixedStrides(),
                    [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
@@ -978,9 +1039,27 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     rewriter.setInsertionPoint(tile);
     privateTile = memref::AllocaOp::create(rewriter, tile.getLoc(), privateType);
   }
+  // The tile in the producer's loops: the consumer's tile along the
+  // parallel ones, all of each reduction loop. A reduction starts from the
+  // fill's value.
+  SmallVector<OpFoldResult> offsets, sizes;
+  SmallVector<int64_t> ranges = producer.getStaticLoopRanges();
+  for (unsigned d = 0, p = 0; d < producer.getNumLoops(); ++d) {
+    if (p < parallelDims.size() && parallelDims[p] == d) {
+      offsets.push_back(tile.getMixedOffsets()[p]);
+      sizes.push_back(tile.getMixedSizes()[p]);
+      ++p;
+    } else {
+      offsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(ranges[d]));
+    }
+  }
+  if (fill)
+    linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs(),
+                           ValueRange{privateTile});
   FailureOr<TilingResult> tiled =
-      cast<TilingInterface>(target).getTiledImplementation(
-          rewriter, tile.getMixedOffsets(), tile.getMixedSizes());
+      cast<TilingInterface>(target).getTiledImplementation(rewriter, offsets,
+                                                           sizes);
   if (failed(tiled) || tiled->tiledOps.size() != 1)
     return reject(self, target, "not_applicable", "tiling the producer failed");
   auto fused = cast<linalg::LinalgOp>(tiled->tiledOps.front());
@@ -997,6 +1076,8 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                                          privateTile);
   rewriter.replaceOp(tile, replacement);
   rewriter.eraseOp(target);
+  if (fill)
+    rewriter.eraseOp(fill);
   if (llvm::all_of(alloc->getUsers(),
                    [](Operation *u) { return isa<memref::DeallocOp>(u); })) {
     for (Operation *d : deallocs)
