@@ -354,12 +354,12 @@ def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.gener
 
 def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
   {"params": {"type": "object", "additionalProperties": false, "properties": {}},
-   "preconditions": ["the target is an elementwise linalg op (all loops parallel) on buffers, with one output written through the identity map",
-                     "its output is an intermediate buffer (memref.alloc or memref.alloca) that is only deallocated or read through one memref.subview inside a later scf.forall or scf.for",
+   "preconditions": ["the target is a linalg op on buffers with one output, written through its parallel loops in order: elementwise, or a reduction (its reduction loops left out of the output) started by a linalg.fill of the output right before it",
+                     "its output is an intermediate buffer (memref.alloc or memref.alloca) that is only deallocated, filled (a reduction) or read through one memref.subview inside a later scf.forall or scf.for",
                      "nothing between the target and that loop touches memory, and nothing in the loop writes the target's inputs or the intermediate tile",
                      "the tile is static with unit strides"]}
 }]> {
-  let summary = "Fuse an elementwise producer into its consumer's loop";
+  let summary = "Fuse a producer into its consumer's loop";
   let description = [{
     Moves a producer into the loop that reads its output tile by tile: each
     iteration computes just its tile (the producer tiled through its
@@ -368,6 +368,14 @@ def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
     is erased once nothing but deallocations use it. This is how multi-op
     payloads (an exp then a scale, softmax's stages) become one kernel
     without a round trip through global memory.
+
+    A reduction producer (a row sum, RMSNorm's sum of squares) fuses when
+    a `linalg.fill` of the intermediate starts it just before it: each
+    iteration fills its private tile and reduces all of the reduction
+    loops into it. In a block loop the tile is shared by the block's
+    threads; tile the fused reduction with `tile_to_threads` (a thread per
+    output element) before `map_to_gpu`, which refuses a shared
+    read-modify-write left to every thread (`shared_race`).
 
     ```mlir
     %fused = transform.tirx.fuse_into %producer
@@ -381,9 +389,10 @@ def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
 
     Consumes the target; produces the fused producer inside the loop.
     Refuses with `not_applicable` (not a linalg op on buffers, or not one
-    output), `not_elementwise` (a reduction loop or a non-identity output
-    map), `not_intermediate` (the output is observable, e.g. a function
-    argument: fusing would compute only the tiles the consumer reads),
+    output), `not_elementwise` (an output written through a map other than
+    the parallel loops in order), `not_intermediate` (the output is
+    observable, e.g. a function argument: fusing would compute only the
+    tiles the consumer reads; or a reduction no fill starts),
     `no_consumer_loop`, `other_use` (the intermediate is used otherwise;
     named), `bad_order` (an op between producer and loop touches memory;
     named), `input_written` (the loop writes an input of the producer or
