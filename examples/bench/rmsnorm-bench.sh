@@ -7,20 +7,22 @@
 # run. Prints a table of ratios.
 source "$(dirname "$0")/common.sh"
 status=0
-"$build/bin/tirx-run" "$bundles/recipe-rmsnorm-fused" \
+"$build/bin/tirx-run" "$bundles/recipe-rmsnorm-fused" "$bundles/recipe-rmsnorm-block" \
   --reference "$bundles/rmsnorm-ref" -o "$out/rmsnorm-tirx.json" || status=$?
 python3 "$here/rmsnorm_peers.py" > "$out/rmsnorm-peers.json"
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
-f = json.load(open(out + "/rmsnorm-tirx.json"))
-f = f[0] if isinstance(f, list) else f
+runs = json.load(open(out + "/rmsnorm-tirx.json"))
 p = json.load(open(out + "/rmsnorm-peers.json"))
-ours = (f["duration_us"] or float("nan")) / 1e3
-print("tirx fused (fuse_into)     %.4f ms  correctness %s (rel L2 %s), bottleneck %s"
-      % (ours, f["correctness"], f["rel_l2_error"], f["bottleneck"]))
-for key, name in (("torch_eager_ms", "torch eager (formula)"),
-                  ("torch_rms_norm_ms", "torch rms_norm"), ("triton_ms", "Triton, a program per row")):
-    print("%-26s %.4f ms  ours/peer %.3f" % (name, p[key], ours / p[key]))
+names = ["fused, a thread per row", "fused, reduce_in_block 256"]
+for name, f in zip(names, runs):
+    ours = (f["duration_us"] or float("nan")) / 1e3
+    print("tirx %-27s %.4f ms  correctness %s (rel L2 %s), bottleneck %s"
+          % (name, ours, f["correctness"], f["rel_l2_error"], f["bottleneck"]))
+    for key, peer in (("torch_eager_ms", "torch eager (formula)"),
+                      ("torch_rms_norm_ms", "torch rms_norm"),
+                      ("triton_ms", "Triton, a program per row")):
+        print("    %-27s %.4f ms  ours/peer %.3f" % (peer, p[key], ours / p[key]))
 PY
 exit $status

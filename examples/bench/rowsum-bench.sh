@@ -9,6 +9,7 @@ source "$(dirname "$0")/common.sh"
 status=0
 "$build/bin/tirx-run" "$bundles/bench-rowsum-rows" "$bundles/recipe-rowsum-split" \
   "$bundles/bench-rowsum-split256" "$bundles/bench-rowsum-chunked" \
+  "$bundles/bench-rowsum-block" \
   --reference "$bundles/rowsum-ref" -o "$out/rowsum-tirx.json" || status=$?
 python3 "$here/rowsum_peers.py" > "$out/rowsum-peers.json"
 python3 - "$out" <<'PY'
@@ -22,7 +23,8 @@ nbytes = peers["bytes_moved"]
 print("device: %s; copy bandwidth %.0f GB/s (tirx-run), %.0f GB/s (torch)"
       % (profile["name"], copy, peers["torch_copy_gbs"]))
 names = ["a thread per row (rowsum-rows)", "split_reduction 64, interleaved",
-         "split_reduction 256, interleaved", "split_reduction 64, chunked"]
+         "split_reduction 256, interleaved", "split_reduction 64, chunked",
+         "reduce_in_block 256 (a block per row)"]
 rows = [(names[i], (f["duration_us"] or float("nan")) / 1e3,
          "%s rel L2 %s" % (f["correctness"], f["rel_l2_error"]))
         for i, f in enumerate(tirx)]

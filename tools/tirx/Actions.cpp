@@ -333,6 +333,15 @@ bool mlir::tirx::buildActionScript(const std::string &text, std::string &script,
            std::to_string(parts) + (isChunked ? " {chunked}" : "") +
            " : (!transform.any_op) -> (!transform.any_op, !transform.any_op, "
            "!transform.any_op)";
+  } else if (n == "reduce_in_block") {
+    int64_t threads;
+    if (!needInt("threads", threads))
+      return false;
+    int64_t maxShared = params->getInteger("max_shared_bytes").value_or(49152);
+    body = "%r0 = transform.tirx.reduce_in_block %t threads = " +
+           std::to_string(threads) + " {max_shared_bytes = " +
+           std::to_string(maxShared) +
+           " : i64} : (!transform.any_op) -> !transform.any_op";
   } else if (n == "remove_barrier") {
     body = "transform.tirx.remove_barrier %t : !transform.any_op";
   } else if (n == "map_to_gpu") {
@@ -371,8 +380,9 @@ std::string mlir::tirx::checkRecipeOrder(const json::Array &recipe) {
   static const std::pair<const char *, const char *> needs[] = {
       {"tile_to_threads", "tile_to_blocks"},
       {"use_mma", "tile_to_blocks"},
+      {"reduce_in_block", "tile_to_blocks|fuse_into"},
       {"vectorize", "tile_to_threads"},
-      {"map_to_gpu", "tile_to_threads|use_mma"},
+      {"map_to_gpu", "tile_to_threads|use_mma|reduce_in_block"},
       {"unroll", "map_to_gpu"},
   };
   std::set<std::string> done;

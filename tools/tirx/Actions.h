@@ -34,8 +34,9 @@ bool buildActionScript(const std::string &action, std::string &script,
                        std::string &canonicalAction, ActionError &error);
 
 /// Checks the order of a recipe (a JSON array of actions) before anything
-/// runs: tile_to_threads and use_mma after tile_to_blocks, vectorize after
-/// tile_to_threads, map_to_gpu after tile_to_threads or use_mma, unroll not
+/// runs: tile_to_threads and use_mma after tile_to_blocks, reduce_in_block
+/// after tile_to_blocks or fuse_into, vectorize after tile_to_threads,
+/// map_to_gpu after tile_to_threads, use_mma or reduce_in_block, unroll not
 /// before map_to_gpu. Returns "" or "stage N (<transform>): <unmet condition>".
 std::string checkRecipeOrder(const llvm::json::Array &recipe);
 

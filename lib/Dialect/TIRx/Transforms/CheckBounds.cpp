@@ -48,40 +48,40 @@ std::optional<Range> solverRange(DataFlowSolver &solver, Value v) {
 }
 
 std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
-                                unsigned depth);
+                                Operation *at, unsigned depth);
 
 /// An affine expression's range from its operands' ranges (sums and
 /// products by non-negative constants; anything else is unknown).
 std::optional<Range> exprRange(DataFlowSolver &solver, AffineExpr e,
-                               ValueRange dims, ValueRange syms,
+                               ValueRange dims, ValueRange syms, Operation *at,
                                unsigned depth) {
   if (auto c = dyn_cast<AffineConstantExpr>(e))
     return Range{c.getValue(), c.getValue()};
   if (auto d = dyn_cast<AffineDimExpr>(e))
-    return valueRange(solver, dims[d.getPosition()], depth + 1);
+    return valueRange(solver, dims[d.getPosition()], at, depth + 1);
   if (auto s = dyn_cast<AffineSymbolExpr>(e))
-    return valueRange(solver, syms[s.getPosition()], depth + 1);
+    return valueRange(solver, syms[s.getPosition()], at, depth + 1);
   auto bin = dyn_cast<AffineBinaryOpExpr>(e);
   if (!bin)
     return std::nullopt;
   if (e.getKind() == AffineExprKind::Add) {
-    auto a = exprRange(solver, bin.getLHS(), dims, syms, depth);
-    auto b = exprRange(solver, bin.getRHS(), dims, syms, depth);
+    auto a = exprRange(solver, bin.getLHS(), dims, syms, at, depth);
+    auto b = exprRange(solver, bin.getRHS(), dims, syms, at, depth);
     if (a && b)
       return Range{a->lo + b->lo, a->hi + b->hi};
   }
   if (e.getKind() == AffineExprKind::Mul)
     if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
       if (c.getValue() >= 0)
-        if (auto a = exprRange(solver, bin.getLHS(), dims, syms, depth))
+        if (auto a = exprRange(solver, bin.getLHS(), dims, syms, at, depth))
           return Range{a->lo * c.getValue(), a->hi * c.getValue()};
   return std::nullopt;
 }
 
 /// Ranges the analysis gets too wide: an scf.for variable only takes
 /// lb + k * step, so its largest value is below ub by up to step - 1.
-std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
-                                unsigned depth) {
+std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
+                                    Operation *at, unsigned depth) {
   if (depth > 32)
     return solverRange(solver, v);
   if (auto arg = dyn_cast<BlockArgument>(v))
@@ -95,13 +95,13 @@ std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
       }
   if (Operation *op = v.getDefiningOp()) {
     if (auto add = dyn_cast<arith::AddIOp>(op)) {
-      auto a = valueRange(solver, add.getLhs(), depth + 1);
-      auto b = valueRange(solver, add.getRhs(), depth + 1);
+      auto a = valueRange(solver, add.getLhs(), at, depth + 1);
+      auto b = valueRange(solver, add.getRhs(), at, depth + 1);
       if (a && b)
         return Range{a->lo + b->lo, a->hi + b->hi};
     } else if (auto sub = dyn_cast<arith::SubIOp>(op)) {
-      auto a = valueRange(solver, sub.getLhs(), depth + 1);
-      auto b = valueRange(solver, sub.getRhs(), depth + 1);
+      auto a = valueRange(solver, sub.getLhs(), at, depth + 1);
+      auto b = valueRange(solver, sub.getRhs(), at, depth + 1);
       if (a && b)
         return Range{a->lo - b->hi, a->hi - b->lo};
     } else if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
@@ -109,7 +109,8 @@ std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
       ValueRange operands = apply.getMapOperands();
       if (auto r = exprRange(solver, map.getResult(0),
                              operands.take_front(map.getNumDims()),
-                             operands.drop_front(map.getNumDims()), depth))
+                             operands.drop_front(map.getNumDims()), at,
+                             depth))
         return r;
     } else if (auto lin = dyn_cast<affine::AffineLinearizeIndexOp>(op)) {
       // sum index_i * stride_i, strides from the static basis (the last
@@ -123,7 +124,7 @@ std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
         int64_t stride = 1;
         bool known = true;
         for (size_t i = n; i-- > 0;) {
-          auto r = valueRange(solver, indices[i], depth + 1);
+          auto r = valueRange(solver, indices[i], at, depth + 1);
           if (!r) {
             known = false;
             break;
@@ -144,20 +145,19 @@ std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
         other = mul.getRhs();
       }
       if (c && *c >= 0)
-        if (auto a = valueRange(solver, other, depth + 1))
+        if (auto a = valueRange(solver, other, at, depth + 1))
           return Range{a->lo * *c, a->hi * *c};
     }
   }
   return solverRange(solver, v);
 }
 
-/// The range of an index value, tightened by enclosing
-/// `scf.if (value < bound)` guards.
-std::optional<Range> rangeOf(DataFlowSolver &solver, Value v, Operation *at) {
-  std::optional<Range> found = valueRange(solver, v, 0);
-  if (!found)
-    return std::nullopt;
-  Range range = *found;
+/// `range`, tightened by the `scf.if (v < bound)` guards around `at`: a
+/// forall with fewer iterations than threads is guarded so (thread ids,
+/// and values computed from them, stay below the bound inside).
+Range tightened(DataFlowSolver &solver, Value v, Operation *at, Range range) {
+  if (!at)
+    return range;
   for (auto guard = at->getParentOfType<scf::IfOp>(); guard;
        guard = guard->getParentOfType<scf::IfOp>()) {
     if (!guard.getThenRegion().isAncestor(at->getParentRegion()))
@@ -182,6 +182,20 @@ std::optional<Range> rangeOf(DataFlowSolver &solver, Value v, Operation *at) {
         range.hi = std::min(range.hi, *b - 1);
   }
   return range;
+}
+
+std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
+                                Operation *at, unsigned depth) {
+  std::optional<Range> r = valueRangeImpl(solver, v, at, depth);
+  if (!r)
+    return r;
+  return tightened(solver, v, at, *r);
+}
+
+/// The range of an index value at the access `at`, every value it is
+/// computed from tightened by the guards around `at`.
+std::optional<Range> rangeOf(DataFlowSolver &solver, Value v, Operation *at) {
+  return valueRange(solver, v, at, 0);
 }
 
 struct CheckBoundsPass

@@ -548,4 +548,53 @@ def TIRx_MapToGpuOp : TIRx_TransformOp<"map_to_gpu", "func.func", [{
   }];
 }
 
+def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic", [{
+  {"params": {"type": "object", "required": ["threads"], "additionalProperties": false,
+    "properties": {"threads": {"type": "integer", "enum": [32, 64, 128, 256, 512, 1024],
+      "description": "threads of the block that share each output's reduction"},
+     "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
+      "description": "the device's shared memory per block (the partial results take outputs x threads elements)"}}},
+   "preconditions": ["the target is a linalg op on buffers with one output and one reduction loop of static extent, inside a forall mapped to blocks and not split among threads",
+                     "its body combines into the output with one of add, mul, max, min, and, or, xor and uses no linalg.index",
+                     "its outputs (per block) are at most threads, and outputs x threads elements fit in max_shared_bytes"]}
+}]> {
+  let summary = "Reduce with all the threads of a block (a tree in shared memory)";
+  let description = [{
+    Replaces a block's reduction by a cooperative one: thread `t` of
+    `threads` reduces elements `t, t + threads, ...` of each output's
+    reduction loop (neighbouring threads read neighbouring elements) into a
+    partial result in shared memory; a tree of `log2(threads)` steps,
+    each between barriers, combines the partials; one thread per output
+    then combines the result into the output. The foralls are mapped to
+    threads; `map_to_gpu` needs at least `threads` threads in the block.
+
+    This is what a reduction fused into a block loop by `fuse_into` (RMSNorm's
+    sum of squares, softmax's max and sum) needs to use the whole block
+    rather than a thread per output.
+
+    ```mlir
+    %tree = transform.tirx.reduce_in_block %sum threads = 256
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the forall of the first step. Refuses
+    with `not_applicable` (not a linalg op on buffers with one output of
+    static shape, or a body using linalg.index), `bad_order` (not inside a
+    block, or already split among threads), `not_reduction`,
+    `several_reductions`, `unknown_combiner`, `too_many_outputs` (more
+    outputs than threads) or `exceeds_smem`. A thread count that is not a
+    power of two in [32, 1024] is refused by the verifier.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$threads,
+                       DefaultValuedAttr<I64Attr, "49152">:$max_shared_bytes);
+  let results = (outs TransformHandleTypeInterface:$forall);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $target `threads` `=` $threads attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // TIRX_TRANSFORMOPS_TD

@@ -1,0 +1,240 @@
+//===- ReduceInBlock.cpp - reduce_in_block: a block's tree reduction ------===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+#include "tirx/Analysis/Access.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::transform;
+using namespace mlir::tirx::detail;
+
+LogicalResult tirx::ReduceInBlockOp::verify() {
+  int64_t threads = static_cast<int64_t>(getThreads());
+  if (threads < 32 || threads > 1024 || (threads & (threads - 1)))
+    return emitOpError() << "invalid_parameter: threads must be a power of "
+                            "two in [32, 1024], got "
+                         << threads;
+  return success();
+}
+
+namespace {
+/// A forall of `count` iterations mapped to thread x, its body built by
+/// `body(builder, t)`.
+scf::ForallOp threadLoop(OpBuilder &b, Location loc, int64_t count,
+                         function_ref<void(OpBuilder &, Value)> body) {
+  auto mapping = b.getArrayAttr(
+      {mlir::gpu::GPUThreadMappingAttr::get(b.getContext(),
+                                            mlir::gpu::MappingId::DimX)});
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, ValueRange{},
+      mapping);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  body(b, forall.getInductionVar(0));
+  return forall;
+}
+
+/// The combiner applied to (acc, value): a clone of `combiner`.
+Value combine(OpBuilder &b, Location loc, Operation *combiner, Value acc,
+              Value value) {
+  OperationState state(loc, combiner->getName());
+  state.addOperands({acc, value});
+  state.addTypes(combiner->getResultTypes());
+  state.addAttributes(combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+} // namespace
+
+DiagnosedSilenceableFailure
+tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
+                                  Operation *target,
+                                  ApplyToEachResultList &results,
+                                  TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto op = dyn_cast<linalg::LinalgOp>(target);
+  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
+    return wrongTarget(self, target, "a linalg op on buffers with one output");
+  if (!insideMapping(target, "block"))
+    return reject(self, target, "bad_order",
+                  "the target is not inside a forall mapped to blocks: the "
+                  "threads that share the reduction are a block's",
+                  "apply tile_to_blocks (or fuse_into a block loop) first");
+  if (insideMapping(target, "thread"))
+    return reject(self, target, "bad_order",
+                  "the target is already split among threads",
+                  "apply reduce_in_block instead of tile_to_threads");
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (reductions.empty())
+    return reject(self, target, "not_reduction",
+                  "the op has no reduction loop");
+  if (reductions.size() > 1)
+    return reject(self, target, "several_reductions",
+                  "the op has " + Twine(reductions.size()) +
+                      " reduction loops; reduce_in_block shares one",
+                  "collapse them into one first");
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  Value out = op.getDpsInitOperand(0)->get();
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!outType || !outType.hasStaticShape() ||
+      llvm::any_of(ranges, ShapedType::isDynamic) ||
+      !outType.getElementType().isIntOrFloat())
+    return reject(self, target, "not_applicable",
+                  "the op's loops or output are not static");
+  bool usesIndex = false;
+  op.getBlock()->walk([&](linalg::IndexOp) { usesIndex = true; });
+  if (usesIndex)
+    return reject(self, target, "not_applicable",
+                  "the body reads its loop indices (linalg.index)");
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1 || !arith::getNeutralElement(combiners.front()))
+    return reject(self, target, "unknown_combiner",
+                  "the body does not combine into the output with one of "
+                  "add, mul, max, min, and, or, xor");
+  Operation *combiner = combiners.front();
+  TypedAttr neutral = *arith::getNeutralElement(combiner);
+  int64_t threads = static_cast<int64_t>(getThreads());
+  int64_t outputs = outType.getNumElements();
+  unsigned k = reductions.front();
+  int64_t extent = ranges[k];
+  if (outputs > threads)
+    return reject(self, target, "too_many_outputs",
+                  Twine(outputs) + " outputs for " + Twine(threads) +
+                      " threads: the last step gives each output a thread",
+                  "use smaller block tiles");
+  int64_t bytes = outputs * threads * (outType.getElementTypeBitWidth() / 8);
+  if (bytes > static_cast<int64_t>(getMaxSharedBytes()))
+    return reject(self, target, "exceeds_smem",
+                  "the partial results need " + Twine(bytes) +
+                      " bytes of shared memory; a block has " +
+                      Twine(getMaxSharedBytes()),
+                  "use fewer threads or smaller block tiles");
+
+  MLIRContext *ctx = getContext();
+  Location loc = target->getLoc();
+  rewriter.setInsertionPoint(target);
+  auto cst = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Type element = outType.getElementType();
+  auto space =
+      mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup);
+  Value partials = memref::AllocOp::create(
+      rewriter, loc,
+      MemRefType::get({outputs, threads}, element, MemRefLayoutAttrInterface(),
+                      space));
+  // The parallel loop indices of output e (row-major over the output's
+  // loops, which the output map lists in order).
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  auto loopIndices = [&](OpBuilder &b, Value e, Value kk) {
+    SmallVector<Value> indices(ranges.size());
+    int64_t stride = outputs;
+    for (unsigned d : parallel) {
+      stride /= ranges[d];
+      Value q = stride == 1 ? e
+                            : arith::DivUIOp::create(b, loc, e, cst(b, stride))
+                                  .getResult();
+      indices[d] = d == parallel.front()
+                       ? q
+                       : arith::RemUIOp::create(b, loc, q, cst(b, ranges[d]))
+                             .getResult();
+    }
+    if (kk)
+      indices[k] = kk;
+    return indices;
+  };
+  auto applyMap = [&](OpBuilder &b, AffineMap map, ArrayRef<Value> indices) {
+    SmallVector<Value> values;
+    for (AffineExpr r : map.getResults())
+      values.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, r), indices));
+    return values;
+  };
+  (void)outMap;
+
+  // 1. Thread t reduces elements t, t + threads, ... of every output.
+  scf::ForallOp first = threadLoop(rewriter, loc, threads, [&](OpBuilder &b,
+                                                               Value t) {
+    scf::ForOp::create(
+        b, loc, cst(b, 0), cst(b, outputs), cst(b, 1), ValueRange{},
+        [&](OpBuilder &b, Location, Value e, ValueRange) {
+          Value init = arith::ConstantOp::create(b, loc, neutral);
+          auto strided = scf::ForOp::create(
+              b, loc, t, cst(b, extent), cst(b, threads), ValueRange{init},
+              [&](OpBuilder &b, Location, Value kk, ValueRange acc) {
+                SmallVector<Value> indices = loopIndices(b, e, kk);
+                IRMapping map;
+                for (OpOperand *input : op.getDpsInputOperands()) {
+                  Value arg = op.getMatchingBlockArgument(input);
+                  Value v = input->get();
+                  if (isa<MemRefType>(v.getType()))
+                    v = memref::LoadOp::create(
+                        b, loc, v,
+                        applyMap(b, op.getMatchingIndexingMap(input),
+                                 indices));
+                  map.map(arg, v);
+                }
+                map.map(op.getRegionOutputArgs()[0], acc[0]);
+                for (Operation &bodyOp : op.getBlock()->without_terminator())
+                  b.clone(bodyOp, map);
+                Value next = map.lookupOrDefault(
+                    op.getBlock()->getTerminator()->getOperand(0));
+                scf::YieldOp::create(b, loc, next);
+              });
+          memref::StoreOp::create(b, loc, strided.getResult(0), partials,
+                                  ValueRange{e, t});
+          scf::YieldOp::create(b, loc);
+        });
+  });
+  mlir::gpu::BarrierOp::create(rewriter, loc);
+
+  // 2. A tree: half the partials combine the other half's, log2 steps.
+  for (int64_t half = threads / 2; half >= 1; half /= 2) {
+    threadLoop(rewriter, loc, half, [&](OpBuilder &b, Value t) {
+      scf::ForOp::create(
+          b, loc, cst(b, 0), cst(b, outputs), cst(b, 1), ValueRange{},
+          [&](OpBuilder &b, Location, Value e, ValueRange) {
+            Value other = arith::AddIOp::create(b, loc, t, cst(b, half));
+            Value a = memref::LoadOp::create(b, loc, partials, ValueRange{e, t});
+            Value c =
+                memref::LoadOp::create(b, loc, partials, ValueRange{e, other});
+            memref::StoreOp::create(b, loc, combine(b, loc, combiner, a, c),
+                                    partials, ValueRange{e, t});
+            scf::YieldOp::create(b, loc);
+          });
+    });
+    mlir::gpu::BarrierOp::create(rewriter, loc);
+  }
+
+  // 3. A thread per output combines the block's result into it.
+  threadLoop(rewriter, loc, outputs, [&](OpBuilder &b, Value e) {
+    SmallVector<Value> indices = loopIndices(b, e, Value());
+    for (Value &i : indices)
+      if (!i)
+        i = cst(b, 0); // the reduction index: absent from the output's map
+    SmallVector<Value> at = applyMap(b, outMap, indices);
+    Value old = memref::LoadOp::create(b, loc, out, at);
+    Value total = memref::LoadOp::create(b, loc, partials,
+                                         ValueRange{e, cst(b, 0)});
+    memref::StoreOp::create(b, loc, combine(b, loc, combiner, old, total), out,
+                            at);
+  });
+  rewriter.eraseOp(target);
+  results.push_back(first);
+  return DiagnosedSilenceableFailure::success();
+}
