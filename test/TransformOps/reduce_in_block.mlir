@@ -137,6 +137,7 @@ module attributes {transform.with_named_sequence} {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     // expected-error @below {{unknown_combiner: the body does not combine into the output}}
+    // expected-note @below {{hint: reduce_in_block needs an associative combiner with a neutral element}}
     %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

@@ -136,7 +136,7 @@ func.func @two(%x: memref<8x8x8xf32>, %s: memref<8xf32>) {
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{several_reductions: the op has 2 reduction loops; split_reduction splits one}}
+    // expected-error @below {{several_reductions: the op has 2 reduction loops; split_reduction takes one}}
     // expected-note @below {{hint:}}
     %f, %s, %c = transform.tirx.split_reduction %g parts = 2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     transform.yield

@@ -12,6 +12,8 @@
 
 #include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
 #include <string>
 #include <vector>
 
@@ -42,6 +44,18 @@ std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
 /// Whether `op` is inside a forall mapped to `kind` ("block", "thread")
 /// (or, for "block", a gpu.launch).
 bool insideMapping(Operation *op, StringRef kind);
+
+/// The one reduction loop of `op` and the op of its body that combines into
+/// the output (add, mul, max, min, and, or, xor: one with a neutral
+/// element), or a refusal naming `transform`: not_reduction,
+/// several_reductions, unknown_combiner.
+DiagnosedSilenceableFailure matchSingleReduction(
+    transform::TransformOpInterface self, linalg::LinalgOp op,
+    StringRef transform, unsigned &loop, Operation *&combiner);
+
+/// `combiner` (an op of a reduction's body) applied to `acc` and `value`.
+Value combine(OpBuilder &b, Location loc, Operation *combiner, Value acc,
+              Value value);
 
 } // namespace mlir::tirx::detail
 

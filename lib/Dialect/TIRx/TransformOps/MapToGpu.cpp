@@ -1,4 +1,4 @@
-//===- MapToGpu.cpp - map_to_gpu: one kernel per block forall ------*- C++ -*-===//
+//===- MapToGpu.cpp - map_to_gpu --------------------------------*- C++ -*-===//
 //
 // Part of TIRx, an open compiler harness for agentic GPU programming.
 //

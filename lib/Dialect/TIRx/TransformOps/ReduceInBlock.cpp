@@ -1,4 +1,4 @@
-//===- ReduceInBlock.cpp - reduce_in_block: a block's tree reduction ------===//
+//===- ReduceInBlock.cpp - reduce_in_block ----------------------*- C++ -*-===//
 //
 // Part of TIRx, an open compiler harness for agentic GPU programming.
 //
@@ -7,7 +7,6 @@
 #include "Common.h"
 #include "tirx/Analysis/Access.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -46,15 +45,6 @@ scf::ForallOp threadLoop(OpBuilder &b, Location loc, int64_t count,
   return forall;
 }
 
-/// The combiner applied to (acc, value): a clone of `combiner`.
-Value combine(OpBuilder &b, Location loc, Operation *combiner, Value acc,
-              Value value) {
-  OperationState state(loc, combiner->getName());
-  state.addOperands({acc, value});
-  state.addTypes(combiner->getResultTypes());
-  state.addAttributes(combiner->getAttrs());
-  return b.create(state)->getResult(0);
-}
 } // namespace
 
 DiagnosedSilenceableFailure
@@ -75,16 +65,12 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
     return reject(self, target, "bad_order",
                   "the target is already split among threads",
                   "apply reduce_in_block instead of tile_to_threads");
-  SmallVector<unsigned> reductions;
-  op.getReductionDims(reductions);
-  if (reductions.empty())
-    return reject(self, target, "not_reduction",
-                  "the op has no reduction loop");
-  if (reductions.size() > 1)
-    return reject(self, target, "several_reductions",
-                  "the op has " + Twine(reductions.size()) +
-                      " reduction loops; reduce_in_block shares one",
-                  "collapse them into one first");
+  unsigned k;
+  Operation *combiner;
+  DiagnosedSilenceableFailure reduction =
+      matchSingleReduction(self, op, "reduce_in_block", k, combiner);
+  if (!reduction.succeeded())
+    return reduction;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   Value out = op.getDpsInitOperand(0)->get();
   auto outType = dyn_cast<MemRefType>(out.getType());
@@ -98,17 +84,9 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
   if (usesIndex)
     return reject(self, target, "not_applicable",
                   "the body reads its loop indices (linalg.index)");
-  SmallVector<Operation *> combiners;
-  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
-      combiners.size() != 1 || !arith::getNeutralElement(combiners.front()))
-    return reject(self, target, "unknown_combiner",
-                  "the body does not combine into the output with one of "
-                  "add, mul, max, min, and, or, xor");
-  Operation *combiner = combiners.front();
   TypedAttr neutral = *arith::getNeutralElement(combiner);
   int64_t threads = static_cast<int64_t>(getThreads());
   int64_t outputs = outType.getNumElements();
-  unsigned k = reductions.front();
   int64_t extent = ranges[k];
   if (outputs > threads)
     return reject(self, target, "too_many_outputs",

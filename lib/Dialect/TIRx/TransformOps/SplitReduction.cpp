@@ -1,4 +1,4 @@
-//===- SplitReduction.cpp - split_reduction: partial reductions and a combine ------*- C++ -*-===//
+//===- SplitReduction.cpp - split_reduction ---------------------*- C++ -*-===//
 //
 // Part of TIRx, an open compiler harness for agentic GPU programming.
 //
@@ -6,7 +6,6 @@
 
 #include "Common.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -52,17 +51,12 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
                   "partial results need a buffer of the function",
                   "split the reduction first, then tile each part");
   auto iterators = op.getIteratorTypesArray();
-  SmallVector<unsigned> reductions;
-  op.getReductionDims(reductions);
-  if (reductions.empty())
-    return reject(self, target, "not_reduction",
-                  "the op has no reduction loop");
-  if (reductions.size() > 1)
-    return reject(self, target, "several_reductions",
-                  "the op has " + Twine(reductions.size()) +
-                      " reduction loops; split_reduction splits one",
-                  "collapse them into one, or split an op with one");
-  unsigned k = reductions.front();
+  unsigned k;
+  Operation *combiner;
+  DiagnosedSilenceableFailure reduction =
+      matchSingleReduction(self, op, "split_reduction", k, combiner);
+  if (!reduction.succeeded())
+    return reduction;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t extent = ranges[k];
   int64_t parts = getParts();
@@ -74,17 +68,6 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
                   Twine(parts) + " parts do not divide the reduction's extent " +
                       Twine(extent),
                   divisorsHint(extent, parts, extent, false));
-  // The combiner: one op between the output's block argument and the
-  // yielded value, with a neutral element to start each part from.
-  SmallVector<Operation *> combiners;
-  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
-      combiners.size() != 1 || !arith::getNeutralElement(combiners.front()))
-    return reject(self, target, "unknown_combiner",
-                  "the body does not combine into the output with one of "
-                  "add, mul, max, min, and, or, xor",
-                  "split_reduction needs an associative combiner with a "
-                  "neutral element");
-  Operation *combiner = combiners.front();
   TypedAttr neutral = *arith::getNeutralElement(combiner);
 
   // The new domain: loop k becomes (r parallel, kk reduction). An input
@@ -199,22 +182,18 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
   SmallVector<AffineMap> combineMaps{
       AffineMap::getMultiDimIdentityMap(m + 1, ctx),
       AffineMap::get(m + 1, 0, firstM, ctx)};
-  auto combine = linalg::GenericOp::create(
+  auto final = linalg::GenericOp::create(
       rewriter, loc, TypeRange{}, ValueRange{partial}, ValueRange{out},
       combineMaps, combineIterators,
       [&](OpBuilder &b, Location l, ValueRange args) {
-        OperationState state(l, combiner->getName());
-        state.addOperands({args[1], args[0]});
-        state.addTypes(combiner->getResultTypes());
-        state.addAttributes(combiner->getAttrs());
-        Operation *c = b.create(state);
-        linalg::YieldOp::create(b, l, c->getResult(0));
+        linalg::YieldOp::create(b, l,
+                                combine(b, l, combiner, args[1], args[0]));
       });
   memref::DeallocOp::create(rewriter, loc, partial);
   rewriter.eraseOp(target);
   results.push_back(fill);
   results.push_back(split);
-  results.push_back(combine);
+  results.push_back(final);
   return DiagnosedSilenceableFailure::success();
 }
 

@@ -11,6 +11,7 @@
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -112,6 +113,43 @@ bool insideMapping(Operation *op, StringRef kind) {
   return false;
 }
 
+DiagnosedSilenceableFailure matchSingleReduction(TransformOpInterface self,
+                                                 linalg::LinalgOp op,
+                                                 StringRef transform,
+                                                 unsigned &loop,
+                                                 Operation *&combiner) {
+  Operation *target = op.getOperation();
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (reductions.empty())
+    return reject(self, target, "not_reduction",
+                  "the op has no reduction loop");
+  if (reductions.size() > 1)
+    return reject(self, target, "several_reductions",
+                  "the op has " + Twine(reductions.size()) +
+                      " reduction loops; " + transform + " takes one",
+                  "collapse them into one first");
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1 || !arith::getNeutralElement(combiners.front()))
+    return reject(self, target, "unknown_combiner",
+                  "the body does not combine into the output with one of "
+                  "add, mul, max, min, and, or, xor",
+                  transform + " needs an associative combiner with a "
+                              "neutral element");
+  loop = reductions.front();
+  combiner = combiners.front();
+  return DiagnosedSilenceableFailure::success();
+}
+
+Value combine(OpBuilder &b, Location loc, Operation *combiner, Value acc,
+              Value value) {
+  OperationState state(loc, combiner->getName());
+  state.addOperands({acc, value});
+  state.addTypes(combiner->getResultTypes());
+  state.addAttributes(combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
 } // namespace mlir::tirx::detail
 
 using namespace mlir::tirx::detail;

@@ -1,4 +1,4 @@
-//===- UseMma.cpp - use_mma: a block matmul on tensor cores ------*- C++ -*-===//
+//===- UseMma.cpp - use_mma -------------------------------------*- C++ -*-===//
 //
 // Part of TIRx, an open compiler harness for agentic GPU programming.
 //
