@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common.h"
-#include "tirx/Analysis/Access.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -85,6 +84,15 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
     return reject(self, target, "not_applicable",
                   "the body reads its loop indices (linalg.index)");
   TypedAttr neutral = *arith::getNeutralElement(combiner);
+  // Each output element is one tuple of the parallel loops: the output map
+  // lists them (in any order), nothing else.
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  if (!outMap.isProjectedPermutation() ||
+      outMap.getNumResults() != parallel.size())
+    return reject(self, target, "not_applicable",
+                  "the output is not indexed by the parallel loops alone");
   int64_t threads = static_cast<int64_t>(getThreads());
   int64_t outputs = outType.getNumElements();
   int64_t extent = ranges[k];
@@ -116,9 +124,6 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
                       space));
   // The parallel loop indices of output e (row-major over the output's
   // loops, which the output map lists in order).
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  SmallVector<unsigned> parallel;
-  op.getParallelDims(parallel);
   auto loopIndices = [&](OpBuilder &b, Value e, Value kk) {
     SmallVector<Value> indices(ranges.size());
     int64_t stride = outputs;
@@ -143,7 +148,6 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
           b, loc, AffineMap::get(map.getNumDims(), 0, r), indices));
     return values;
   };
-  (void)outMap;
 
   // 1. Thread t reduces elements t, t + threads, ... of every output.
   scf::ForallOp first = threadLoop(rewriter, loc, threads, [&](OpBuilder &b,

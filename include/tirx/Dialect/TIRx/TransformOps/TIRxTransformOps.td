@@ -581,7 +581,8 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
 
     Consumes the target; produces the forall of the first step. Refuses
     with `not_applicable` (not a linalg op on buffers with one output of
-    static shape, or a body using linalg.index), `bad_order` (not inside a
+    static shape indexed by its parallel loops alone, or a body using
+    linalg.index), `bad_order` (not inside a
     block, or already split among threads), `not_reduction`,
     `several_reductions`, `unknown_combiner`, `too_many_outputs` (more
     outputs than threads) or `exceeds_smem`. A thread count that is not a
