@@ -3,18 +3,22 @@
 // output at the end.
 // RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics | FileCheck %s
 
-// A row per block, 64 threads: thread t sums x[row, t], x[row, t + 64], ...;
-// then 6 steps of 32, 16, 8, 4, 2, 1 threads; thread 0 adds the total to s.
+// A row per block, 64 threads, 256 floats a row: thread t sums floats 4t to
+// 4t + 3 as a vector (256 = 4 x 64: one step), reduces it; then 6 steps of
+// 32, 16, 8, 4, 2, 1 threads; thread 0 adds the total to s.
 // CHECK-LABEL: func.func @row_sums
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   scf.forall (%[[ROW:.*]]) in (8)
 //       CHECK:     %[[P:.*]] = memref.alloc() : memref<1x64xf32, #gpu.address_space<workgroup>>
 //       CHECK:     scf.forall (%[[T:.*]]) in (64)
 //       CHECK:       scf.for %[[E:.*]] = %c0{{.*}} to %c1{{.*}} step %c1{{.*}}
-//       CHECK:         %[[SUM:.*]] = scf.for %[[K:.*]] = %[[T]] to %c256{{.*}} step %c64{{.*}} iter_args(%[[ACC:.*]] = %cst{{.*}}) -> (f32)
-//       CHECK:           memref.load
-//       CHECK:           arith.addf %[[ACC]]
-//       CHECK:         memref.store %[[SUM]], %[[P]][%[[E]], %[[T]]]
+//       CHECK:         %[[ZERO:.*]] = vector.broadcast %cst{{.*}} : f32 to vector<4xf32>
+//       CHECK:         %[[SUM:.*]] = scf.for %[[S:.*]] = %[[T]] to %c64{{.*}} step %c64{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (vector<4xf32>)
+//       CHECK:           %[[K:.*]] = arith.muli %[[S]], %c4
+//       CHECK:           vector.load %{{.*}} : memref<1x256xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
+//       CHECK:           arith.addf %[[ACC]], %{{.*}} : vector<4xf32>
+//       CHECK:         %[[R:.*]] = vector.reduction <add>, %[[SUM]] : vector<4xf32> into f32
+//       CHECK:         memref.store %[[R]], %[[P]][%[[E]], %[[T]]]
 //       CHECK:     } {mapping = [#gpu.thread<x>]}
 //       CHECK:     gpu.barrier
 //       CHECK:     scf.forall (%{{.*}}) in (32)
@@ -45,6 +49,34 @@ module attributes {transform.with_named_sequence} {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// 100 floats a row: no 4 x 32 split of it; scalars, thread t takes t,
+// t + 32, ... The body's square is cloned as it is.
+// CHECK-LABEL: func.func @squares
+//       CHECK:   scf.for %{{.*}} = %{{.*}} to %c100{{.*}} step %c32{{.*}} iter_args(%[[ACC:.*]] = %cst{{.*}}) -> (f32)
+//       CHECK:     %[[X:.*]] = memref.load
+//       CHECK:     %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : f32
+//       CHECK:     arith.addf %[[ACC]], %[[SQ]] : f32
+func.func @squares(%x: memref<4x100xf32>, %s: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x100xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %r = arith.addf %acc, %sq : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 32 : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }

@@ -12,7 +12,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::transform;
@@ -44,6 +46,58 @@ scf::ForallOp threadLoop(OpBuilder &b, Location loc, int64_t count,
   return forall;
 }
 
+/// The vector.reduction kind of a combiner, if it has one.
+std::optional<vector::CombiningKind> combiningKind(Operation *combiner) {
+  using K = vector::CombiningKind;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(combiner)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+      .Case([](arith::MaximumFOp) { return K::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return K::MINIMUMF; })
+      .Case([](arith::MaxNumFOp) { return K::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return K::MINNUMF; })
+      .Case([](arith::MaxSIOp) { return K::MAXSI; })
+      .Case([](arith::MinSIOp) { return K::MINSI; })
+      .Case([](arith::MaxUIOp) { return K::MAXUI; })
+      .Case([](arith::MinUIOp) { return K::MINUI; })
+      .Case([](arith::AndIOp) { return K::AND; })
+      .Case([](arith::OrIOp) { return K::OR; })
+      .Case([](arith::XOrIOp) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The width at which each thread can read the reduction loop: 4 when
+/// every input indexed by loop `k` has it innermost with unit stride and
+/// 4-byte elements, the body is elementwise, the combiner has a
+/// vector.reduction kind and 4 * threads divides the extent; else 1.
+int64_t partialWidth(linalg::LinalgOp op, unsigned k, int64_t extent,
+                     int64_t threads, Operation *combiner) {
+  const int64_t width = 4;
+  if (extent % (width * threads) != 0 || !combiningKind(combiner))
+    return 1;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!type || !map.isFunctionOfDim(k))
+      continue;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (map.getResults().back() != getAffineDimExpr(k, op.getContext()) ||
+        llvm::count_if(map.getResults(),
+                       [&](AffineExpr r) { return r.isFunctionOfDim(k); }) !=
+            1 ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getElementTypeBitWidth() != 32 ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return 1;
+  }
+  for (Operation &bodyOp : op.getBlock()->without_terminator())
+    if (!bodyOp.hasTrait<OpTrait::Elementwise>() &&
+        !isa<arith::ConstantOp>(bodyOp))
+      return 1;
+  return width;
+}
 } // namespace
 
 DiagnosedSilenceableFailure
@@ -149,37 +203,77 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
     return values;
   };
 
-  // 1. Thread t reduces elements t, t + threads, ... of every output.
+  // 1. Thread t reduces elements t, t + threads, ... of every output; or,
+  // 4 at a time, elements 4t to 4t + 3, then 4(t + threads), ...
+  int64_t width = partialWidth(op, k, extent, threads, combiner);
+  auto vectorOf = [&](Type t) { return VectorType::get({width}, t); };
   scf::ForallOp first = threadLoop(rewriter, loc, threads, [&](OpBuilder &b,
                                                                Value t) {
     scf::ForOp::create(
         b, loc, cst(b, 0), cst(b, outputs), cst(b, 1), ValueRange{},
         [&](OpBuilder &b, Location, Value e, ValueRange) {
           Value init = arith::ConstantOp::create(b, loc, neutral);
+          if (width > 1)
+            init = vector::BroadcastOp::create(b, loc, vectorOf(element), init);
+          // In units of `width` elements: the index is slot * width.
           auto strided = scf::ForOp::create(
-              b, loc, t, cst(b, extent), cst(b, threads), ValueRange{init},
-              [&](OpBuilder &b, Location, Value kk, ValueRange acc) {
+              b, loc, t, cst(b, extent / width), cst(b, threads),
+              ValueRange{init},
+              [&](OpBuilder &b, Location, Value slot, ValueRange acc) {
+                Value kk = width == 1 ? slot
+                                      : arith::MulIOp::create(
+                                            b, loc, slot, cst(b, width))
+                                            .getResult();
                 SmallVector<Value> indices = loopIndices(b, e, kk);
                 IRMapping map;
                 for (OpOperand *input : op.getDpsInputOperands()) {
                   Value arg = op.getMatchingBlockArgument(input);
                   Value v = input->get();
-                  if (isa<MemRefType>(v.getType()))
-                    v = memref::LoadOp::create(
-                        b, loc, v,
-                        applyMap(b, op.getMatchingIndexingMap(input),
-                                 indices));
+                  AffineMap inputMap = op.getMatchingIndexingMap(input);
+                  if (isa<MemRefType>(v.getType())) {
+                    SmallVector<Value> at = applyMap(b, inputMap, indices);
+                    v = width > 1 && inputMap.isFunctionOfDim(k)
+                            ? vector::LoadOp::create(
+                                  b, loc, vectorOf(arg.getType()), v, at)
+                                  .getResult()
+                            : memref::LoadOp::create(b, loc, v, at).getResult();
+                  }
+                  if (width > 1 && !isa<VectorType>(v.getType()))
+                    v = vector::BroadcastOp::create(
+                        b, loc, vectorOf(arg.getType()), v);
                   map.map(arg, v);
                 }
                 map.map(op.getRegionOutputArgs()[0], acc[0]);
-                for (Operation &bodyOp : op.getBlock()->without_terminator())
-                  b.clone(bodyOp, map);
+                for (Operation &bodyOp : op.getBlock()->without_terminator()) {
+                  if (width == 1 || isa<arith::ConstantOp>(bodyOp)) {
+                    Operation *c = b.clone(bodyOp, map);
+                    if (width > 1) // a scalar constant, used by vector ops
+                      map.map(bodyOp.getResult(0),
+                              vector::BroadcastOp::create(
+                                  b, loc,
+                                  vectorOf(c->getResult(0).getType()),
+                                  c->getResult(0)));
+                    continue;
+                  }
+                  // An elementwise op on vectors of `width`.
+                  OperationState state(loc, bodyOp.getName());
+                  for (Value operand : bodyOp.getOperands())
+                    state.addOperands(map.lookupOrDefault(operand));
+                  for (Type type : bodyOp.getResultTypes())
+                    state.addTypes(vectorOf(type));
+                  state.addAttributes(bodyOp.getAttrs());
+                  Operation *vectorized = b.create(state);
+                  map.map(bodyOp.getResults(), vectorized->getResults());
+                }
                 Value next = map.lookupOrDefault(
                     op.getBlock()->getTerminator()->getOperand(0));
                 scf::YieldOp::create(b, loc, next);
               });
-          memref::StoreOp::create(b, loc, strided.getResult(0), partials,
-                                  ValueRange{e, t});
+          Value partial = strided.getResult(0);
+          if (width > 1)
+            partial = vector::ReductionOp::create(b, loc, *combiningKind(combiner),
+                                                  partial);
+          memref::StoreOp::create(b, loc, partial, partials, ValueRange{e, t});
           scf::YieldOp::create(b, loc);
         });
   });

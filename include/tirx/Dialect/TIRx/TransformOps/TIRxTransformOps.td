@@ -563,7 +563,10 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     Replaces a block's reduction by a cooperative one: thread `t` of
     `threads` reduces elements `t, t + threads, ...` of each output's
     reduction loop (neighbouring threads read neighbouring elements) into a
-    partial result in shared memory; a tree of `log2(threads)` steps,
+    partial result in shared memory, 4 elements at a time (a vector, then
+    `vector.reduction`) where the inputs read along the loop are contiguous
+    32-bit buffers, the body is elementwise and 4 x `threads` divides the
+    loop; a tree of `log2(threads)` steps,
     each between barriers, combines the partials; one thread per output
     then combines the result into the output. The foralls are mapped to
     threads; `map_to_gpu` needs at least `threads` threads in the block.
