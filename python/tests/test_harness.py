@@ -153,6 +153,28 @@ class AgentTest(unittest.TestCase):
                     v = other.apply(v, action["transform"], action["params"]).new_version
                 self.assertEqual(other.read_ir(v), ctx.read_ir(final))
 
+    def test_greedy_shares_a_reduction_among_a_blocks_threads(self):
+        # A row sum: a row per block, reduce_in_block, one kernel; the IR of
+        # the benchmark's rowsum-block recipe (docs/benchmarks.md: 0.96 of
+        # Triton on the H200).
+        d = tempfile.mkdtemp()
+        rowsum = os.path.join(ROOT, "examples", "rowsum.mlir")
+        with TIRxContext(workspace_dir=os.path.join(d, "ws")) as ctx:
+            v1 = ctx.commit_ir(rowsum)
+            result = HarnessAgent(GreedyPolicy(), ctx).run(v1, steps=6)
+            plans = [h["plan"]["transform"] for h in result["history"]]
+            self.assertEqual(plans[:3], ["tile_to_blocks", "reduce_in_block", "map_to_gpu"])
+            final = result["final_version"]
+            self.assertIn("grid 1024x1x1, block 256x1x1", ctx.summarize(final))
+            recipe = json.load(open(os.path.join(ROOT, "examples", "bench", "recipes",
+                                                 "rowsum-block.json")))
+            with TIRxContext(workspace_dir=os.path.join(d, "recipe")) as other:
+                v = other.commit_ir(rowsum)
+                for action in recipe:
+                    v = other.apply(v, action["transform"], action["params"],
+                                    target=action.get("target")).new_version
+                self.assertEqual(other.read_ir(v), ctx.read_ir(final))
+
     def test_random_policy_is_seeded_and_survives_refusals(self):
         d = tempfile.mkdtemp()
         with TIRxContext(workspace_dir=os.path.join(d, "ws")) as ctx:

@@ -64,7 +64,9 @@ def prompt_payload(obs, budget=2000):
 class GreedyPolicy:
     """Reads the views and the bottleneck and takes the next step of the
     classic schedule for an elementwise payload: blocks, threads, 16-byte
-    vectors, GPU mapping. Rejections steer it (a hint's width or sizes)."""
+    vectors, GPU mapping; for a reduction with its parallel loops first (a
+    row sum), a row per block whose threads share the row
+    (reduce_in_block). Rejections steer it (a hint's width or sizes)."""
 
     def plan(self, obs, schema):
         tried = {t["plan"] for t in obs.tried}
@@ -81,6 +83,24 @@ class GreedyPolicy:
                 if c.key() not in tried:
                     return c
             return None
+
+        # A reduction: its parallel loops (first) to blocks of one output,
+        # the reduction shared by the block's threads, then the kernel.
+        reductions = [l for l in loops if l["kind"].startswith("linalg")
+                      and any(a["iterator"] == "reduction" for a in l["axes"])]
+        if reductions and not launched:
+            axes = reductions[0]["axes"]
+            parallel = [a for a in axes if a["iterator"] == "parallel"]
+            leading = axes[:len(parallel)] == parallel
+            if not block_loops and parallel and leading:
+                return first_untried([Plan("tile_to_blocks",
+                                           {"tile_sizes": [1] * len(parallel)})])
+            if block_loops and not thread_loops:
+                return first_untried([Plan("reduce_in_block", {"threads": t})
+                                      for t in (256, 128, 32)])
+        if reductions == [] and launched is False and thread_loops and block_loops \
+                and not any(l["kind"].startswith("linalg") for l in loops):
+            return first_untried([Plan("map_to_gpu", {})])
 
         if not launched and not block_loops:
             extents = [a["extent"] for l in loops if l["kind"].startswith("linalg")
