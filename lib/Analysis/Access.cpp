@@ -123,6 +123,19 @@ static std::optional<LinearIndex> linearizeImpl(Value v, unsigned depth) {
   ++depth;
   LinearIndex l;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
+    // A loop that starts where the thread does (`scf.for %k = %tid to ...
+    // step %T`, a block's strided partial sums): lb + step x iterations,
+    // so that consecutive threads are seen touching consecutive elements.
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        loop && loop.getInductionVar() == arg &&
+        !getConstantIntValue(loop.getLowerBound()))
+      if (auto step = getConstantIntValue(loop.getStep()))
+        if (auto lb = linearizeImpl(loop.getLowerBound(), depth))
+          if (auto term = argumentTerm(arg)) {
+            LinearIndex l = *lb;
+            l.terms[*term] += *step;
+            return l;
+          }
     if (auto term = argumentTerm(arg)) {
       l.terms[*term] = 1;
       return l;
