@@ -213,6 +213,37 @@ std::optional<LinearIndex> mlir::tirx::linearize(Value index) {
   return linearizeImpl(index, 0);
 }
 
+OpFlops mlir::tirx::opFlops(Operation *op) {
+  if (op->getNumResults() != 1)
+    return {};
+  Type type = op->getResult(0).getType();
+  int64_t lanes = 1;
+  if (auto vec = dyn_cast<VectorType>(type)) {
+    lanes = vec.getNumElements();
+    type = vec.getElementType();
+  }
+  if (!isa<FloatType>(type))
+    return {};
+  llvm::StringRef name = op->getName().getStringRef();
+  if (name == "nvgpu.mma.sync") {
+    // Its vector is a thread's share of C, not lanes of work.
+    int64_t flops = 2;
+    if (auto shape = op->getAttrOfType<ArrayAttr>("mmaShape"))
+      for (Attribute d : shape)
+        if (auto i = dyn_cast<IntegerAttr>(d))
+          flops *= i.getInt();
+    return {flops, /*perWarp=*/true};
+  }
+  if (name == "arith.addf" || name == "arith.subf" || name == "arith.mulf" ||
+      name == "arith.divf" || name == "arith.maximumf" ||
+      name == "arith.minimumf" || name == "arith.maxnumf" ||
+      name == "arith.minnumf")
+    return {lanes, false};
+  if (name == "math.fma" || name == "vector.fma" || name == "vector.contract")
+    return {2 * lanes, false};
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // Accesses
 //===----------------------------------------------------------------------===//

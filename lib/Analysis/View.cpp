@@ -507,43 +507,12 @@ json::Object callGraph(const ViewInputs &in) {
 std::optional<int64_t> flopsOf(ModuleOp module) {
   std::optional<int64_t> total = 0;
   module.walk([&](Operation *op) {
-    if (!total || op->getNumResults() != 1)
+    if (!total)
       return;
-    Type type = op->getResult(0).getType();
-    int64_t lanes = 1;
-    if (auto vec = dyn_cast<VectorType>(type)) {
-      lanes = vec.getNumElements();
-      type = vec.getElementType();
-    }
-    if (!isa<FloatType>(type))
+    OpFlops f = opFlops(op);
+    if (!f.flops)
       return;
-    int64_t per = 0;
-    llvm::StringRef name = op->getName().getStringRef();
-    if (name == "arith.addf" || name == "arith.subf" || name == "arith.mulf" ||
-        name == "arith.divf" || name == "arith.maximumf" ||
-        name == "arith.minimumf" || name == "arith.maxnumf" ||
-        name == "arith.minnumf")
-      per = 1;
-    else if (name == "math.fma" || name == "vector.fma")
-      per = 2;
-    else if (name == "vector.contract")
-      per = 2;
-    bool perWarp = false;
-    if (name == "nvgpu.mma.sync") {
-      // A warp's m x n x k multiply-add (the vector is a thread's share of
-      // C): once per iteration of the warps' forall, a 32nd per thread of
-      // a launch.
-      per = 2;
-      if (auto shape = op->getAttrOfType<ArrayAttr>("mmaShape"))
-        for (Attribute d : shape)
-          if (auto i = dyn_cast<IntegerAttr>(d))
-            per *= i.getInt();
-      lanes = 1;
-      perWarp = true;
-    }
-    if (!per)
-      return;
-    int64_t count = per * lanes;
+    int64_t count = f.flops;
     for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
       if (isa<scf::ForOp, scf::ForallOp, scf::ParallelOp>(p)) {
         auto trips = tripsOf(p);
@@ -563,7 +532,7 @@ std::optional<int64_t> flopsOf(ModuleOp module) {
           return;
         }
         count *= *threads;
-        if (perWarp)
+        if (f.perWarp) // a warp's op, executed by each of its threads
           count /= 32;
       }
     }

@@ -38,6 +38,16 @@ struct LinearIndex {
 /// The index value as a linear function, or nothing when it is not one.
 std::optional<LinearIndex> linearize(Value index);
 
+/// Floating-point operations one execution of `op` performs: 1 per lane of
+/// an add, sub, mul, div, max or min, 2 per lane of an FMA or contraction,
+/// 0 for anything else. An nvgpu.mma.sync is a warp's m x n x k multiply-add
+/// (`perWarp`: each of its 32 threads executes a 32nd of it).
+struct OpFlops {
+  int64_t flops = 0;
+  bool perWarp = false;
+};
+OpFlops opFlops(Operation *op);
+
 struct AccessInfo {
   Operation *op = nullptr;
   Value base;             // the memref accessed

@@ -13,6 +13,7 @@
 #include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ std::string tryHint(std::vector<std::string> options);
 /// Sizes near `bad` that divide `extent`, for a hint: "try 2 or 4".
 std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
                          bool powersOfTwo);
+
+/// Whether `forall` is mapped to `kind`: "block", "thread" or "warp".
+bool mapsTo(scf::ForallOp forall, StringRef kind);
 
 /// Whether `op` is inside a forall mapped to `kind` ("block", "thread")
 /// (or, for "block", a gpu.launch).

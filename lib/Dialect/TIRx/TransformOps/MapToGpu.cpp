@@ -40,16 +40,6 @@ LogicalResult tirx::MapToGpuOp::verify() {
 }
 
 namespace {
-bool mapsTo(scf::ForallOp forall, StringRef kind) {
-  if (!forall.getMapping())
-    return false;
-  return llvm::any_of(*forall.getMapping(), [&](Attribute a) {
-    return (kind == "block" && isa<mlir::gpu::GPUBlockMappingAttr>(a)) ||
-           (kind == "thread" && isa<mlir::gpu::GPUThreadMappingAttr>(a)) ||
-           (kind == "warp" && isa<mlir::gpu::GPUWarpMappingAttr>(a));
-  });
-}
-
 /// The threads a forall nested in a block forall needs: per dimension for
 /// one mapped to threads, in all (32 per warp) for one mapped to warps.
 struct ThreadsNeeded {

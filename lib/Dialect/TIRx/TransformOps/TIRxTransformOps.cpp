@@ -99,15 +99,21 @@ std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
   return tryHint(std::move(options));
 }
 
-/// The mapping of an enclosing forall ("block", "thread") or "".
+bool mapsTo(scf::ForallOp forall, StringRef kind) {
+  if (!forall.getMapping())
+    return false;
+  return llvm::any_of(*forall.getMapping(), [&](Attribute a) {
+    return (kind == "block" && isa<mlir::gpu::GPUBlockMappingAttr>(a)) ||
+           (kind == "thread" && isa<mlir::gpu::GPUThreadMappingAttr>(a)) ||
+           (kind == "warp" && isa<mlir::gpu::GPUWarpMappingAttr>(a));
+  });
+}
+
 bool insideMapping(Operation *op, StringRef kind) {
   for (auto forall = op->getParentOfType<scf::ForallOp>(); forall;
        forall = forall->getParentOfType<scf::ForallOp>())
-    if (auto mapping = forall.getMapping())
-      for (Attribute a : *mapping)
-        if ((kind == "block" && isa<mlir::gpu::GPUBlockMappingAttr>(a)) ||
-            (kind == "thread" && isa<mlir::gpu::GPUThreadMappingAttr>(a)))
-          return true;
+    if (mapsTo(forall, kind))
+      return true;
   if (kind == "block" && op->getParentOfType<mlir::gpu::LaunchOp>())
     return true;
   return false;
@@ -844,9 +850,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   scf::ForallOp blockLoop;
   for (auto f = target->getParentOfType<scf::ForallOp>(); f;
        f = f->getParentOfType<scf::ForallOp>())
-    if (f.getMapping() && llvm::any_of(*f.getMapping(), [](Attribute a) {
-          return isa<mlir::gpu::GPUBlockMappingAttr>(a);
-        }))
+    if (mapsTo(f, "block"))
       blockLoop = f;
   auto func = target->getParentOfType<FunctionOpInterface>();
   llvm::SmallPtrSet<Operation *, 8> before;
@@ -888,13 +892,6 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The buffer a view is taken of (through subviews, casts and other views).
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// The first op in `region` that may write one of `roots` (or whose writes
 /// are unknown), or null.
 Operation *firstWriterOf(Region &region, ArrayRef<Value> roots) {
@@ -914,7 +911,7 @@ Operation *firstWriterOf(Region &region, ArrayRef<Value> roots) {
       if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
         continue;
       Value written = effect.getValue();
-      if (!written || llvm::is_contained(roots, rootBuffer(written))) {
+      if (!written || llvm::is_contained(roots, tirx::accessRoot(written))) {
         writer = op;
         return WalkResult::interrupt();
       }
@@ -1024,7 +1021,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   SmallVector<Value> guarded{buffer};
   for (OpOperand *input : producer.getDpsInputOperands())
     if (isa<MemRefType>(input->get().getType()))
-      guarded.push_back(rootBuffer(input->get()));
+      guarded.push_back(tirx::accessRoot(input->get()));
   if (Operation *writer = firstWriterOf(loop->getRegion(0), guarded))
     return reject(self, target, "input_written",
                   tirx::irPath(writer) + " in the loop may write an input of "
@@ -1045,10 +1042,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   // the consumer differently. Elsewhere (a thread's loop, an scf.for) it is
   // the iteration's own.
   auto forall = dyn_cast<scf::ForallOp>(loop);
-  bool perBlock = forall && forall.getMapping() &&
-                  llvm::any_of(*forall.getMapping(), [](Attribute a) {
-                    return isa<mlir::gpu::GPUBlockMappingAttr>(a);
-                  });
+  bool perBlock = forall && mapsTo(forall, "block");
   Attribute space;
   if (perBlock)
     space = mlir::gpu::AddressSpaceAttr::get(getContext(),

@@ -19,7 +19,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -103,40 +102,16 @@ void collectEffects(Value root, bool &reads, bool &writes) {
   }
 }
 
-/// Floating-point operations one thread performs in `kernel`, counting
-/// vector ops per lane, FMAs twice, and static scf.for trip counts.
+/// Floating-point operations one thread performs in `kernel` (opFlops
+/// of each op, times static scf.for trip counts).
 uint64_t countFlopsPerThread(gpu::GPUFuncOp kernel) {
   uint64_t total = 0;
   kernel.walk([&](Operation *op) {
-    if (op->getNumResults() != 1)
+    mlir::tirx::OpFlops f = mlir::tirx::opFlops(op);
+    if (!f.flops)
       return;
-    Type type = op->getResult(0).getType();
-    uint64_t lanes = 1;
-    // A warp's m x n x k multiply-add, a 32nd of it per thread.
-    uint64_t perMma = 0;
-    if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
-      perMma = 2;
-      for (Attribute d : mma.getMmaShape())
-        perMma *= uint64_t(cast<IntegerAttr>(d).getInt());
-      perMma /= 32;
-    }
-    if (auto vec = dyn_cast<VectorType>(type)) {
-      lanes = vec.getNumElements();
-      type = vec.getElementType();
-    }
-    if (!isa<FloatType>(type))
-      return;
-    uint64_t per = perMma;
-    if (perMma)
-      lanes = 1; // its vector is the thread's share of C, counted above
-    if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
-            arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
-            arith::MinNumFOp>(op))
-      per = 1;
-    else if (isa<vector::FMAOp>(op) || op->getName().getStringRef() == "math.fma")
-      per = 2;
-    if (!per)
-      return;
+    // A warp's op: a 32nd of it per thread.
+    uint64_t per = f.perWarp ? uint64_t(f.flops) / 32 : uint64_t(f.flops);
     uint64_t trips = 1;
     for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
          loop = loop->getParentOfType<scf::ForOp>()) {
@@ -146,7 +121,7 @@ uint64_t countFlopsPerThread(gpu::GPUFuncOp kernel) {
       if (lb && ub && step && *step > 0 && *ub > *lb)
         trips *= uint64_t((*ub - *lb + *step - 1) / *step);
     }
-    total += per * lanes * trips;
+    total += per * trips;
   });
   return total;
 }

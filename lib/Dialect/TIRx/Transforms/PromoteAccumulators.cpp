@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Analysis/Access.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -17,7 +18,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace tirx {
@@ -29,12 +29,6 @@ namespace tirx {
 using namespace mlir;
 
 namespace {
-Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// The roots of the buffers `op` reads or writes; false when unknown.
 bool touchedRoots(Operation *op, SmallVectorImpl<Value> &roots) {
   // A barrier orders shared memory, which is never promoted.
@@ -51,7 +45,7 @@ bool touchedRoots(Operation *op, SmallVectorImpl<Value> &roots) {
     Value v = effect.getValue();
     if (!v)
       return false;
-    roots.push_back(rootOf(v));
+    roots.push_back(tirx::accessRoot(v));
   }
   return true;
 }
@@ -192,7 +186,7 @@ SmallVector<Pair> findPairs(scf::ForOp loop) {
       auto store = dyn_cast<memref::StoreOp>(next);
       if (store && store.getMemRef() == load.getMemRef() &&
           store.getIndices() == load.getIndices()) {
-        byRoot[rootOf(load.getMemRef())].push_back({load, store});
+        byRoot[tirx::accessRoot(load.getMemRef())].push_back({load, store});
         break;
       }
     }
