@@ -11,6 +11,7 @@
 #define TIRX_LIB_TRANSFORMOPS_COMMON_H
 
 #include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
+#include "tirx/Support/Refusal.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,11 +21,19 @@
 
 namespace mlir::tirx::detail {
 
-/// A refusal: "<code>: <message>", a note on the payload op, a hint.
+using ::mlir::tirx::Refusal;
+using ::mlir::tirx::RefusalCode;
+
+/// A refusal: "<code>: <message>", a note on the payload op, a hint; the
+/// same as data to the context's RefusalSink.
 DiagnosedSilenceableFailure reject(transform::TransformOpInterface op,
-                                   Operation *target, StringRef code,
+                                   Operation *target, RefusalCode code,
                                    const Twine &message,
                                    const Twine &hint = "");
+
+/// A verifier's refusal of a parameter: "invalid_parameter: <message>" on
+/// `op`, and as data to the context's RefusalSink.
+LogicalResult invalidParameter(Operation *op, const Twine &message);
 
 /// The refusal of a payload op of the wrong kind: "the target is X, not
 /// <expected>".

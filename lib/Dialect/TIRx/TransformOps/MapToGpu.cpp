@@ -33,9 +33,9 @@ LogicalResult tirx::MapToGpuOp::verify() {
   if (dims.size() > 3 ||
       llvm::any_of(dims, [](int64_t d) { return d < 1 || d > 1024; }) ||
       total > 1024)
-    return emitOpError() << "invalid_parameter: block_dims must be 1 to 3 "
+    return detail::invalidParameter(*this, "block_dims must be 1 to 3 "
                             "sizes in [1, 1024], at most 1024 threads in all "
-                            "(or none)";
+                            "(or none)");
   return success();
 }
 
@@ -96,7 +96,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     return WalkResult::skip();
   });
   if (blocks.empty())
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "no scf.forall mapped to blocks in the target",
                   "apply tile_to_blocks first");
   // Outside the foralls mapped to threads or warps, every thread of the
@@ -122,7 +122,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       return WalkResult::advance();
     });
     if (racy)
-      return reject(self, racy, "shared_race",
+      return reject(self, racy, RefusalCode::shared_race,
                     tirx::irPath(racy) + " reads and writes shared memory "
                                          "outside a forall mapped to threads: "
                                          "every thread of the block would "
@@ -139,7 +139,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     SmallVector<int64_t> dims(getBlockDims());
     if (dims.empty()) {
       if (needs.empty())
-        return reject(self, block, "bad_order",
+        return reject(self, block, RefusalCode::bad_order,
                       "nothing in the block is mapped to threads or warps, "
                       "and no block_dims are given",
                       "apply tile_to_threads or use_mma first");
@@ -150,7 +150,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                                                          n.warpThreads)
                                              : n.dims[d]);
       if (dims[0] * dims[1] * dims[2] > 1024)
-        return reject(self, block, "block_too_small",
+        return reject(self, block, RefusalCode::block_too_small,
                       "the block's foralls need " + dimsText(dims) +
                           " threads, above 1024",
                       "use fewer threads per block (tile_to_threads)");
@@ -176,7 +176,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                "], or none (each kernel its own)";
       }
       if (!problem.empty())
-        return reject(self, block, "block_too_small", problem, "try " + hint);
+        return reject(self, block, RefusalCode::block_too_small, problem, "try " + hint);
     }
     blockDims.push_back(dims);
   }
@@ -197,7 +197,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     rewriter.moveOpBefore(block, terminator);
     FailureOr<DeviceMaskingAttrInterface> mask = block.getDeviceMaskingAttr();
     if (failed(mask))
-      return reject(self, block, "not_applicable",
+      return reject(self, block, RefusalCode::not_applicable,
                     "the block forall's mapping has an invalid mask");
     transform::gpu::GpuBlockIdBuilder ids(ctx, block.usesLinearMapping(),
                                           *mask);

@@ -23,9 +23,8 @@ using namespace mlir::tirx::detail;
 LogicalResult tirx::ReduceInBlockOp::verify() {
   int64_t threads = static_cast<int64_t>(getThreads());
   if (threads < 32 || threads > 1024 || (threads & (threads - 1)))
-    return emitOpError() << "invalid_parameter: threads must be a power of "
-                            "two in [32, 1024], got "
-                         << threads;
+    return detail::invalidParameter(*this, "threads must be a power of "
+                            "two in [32, 1024], got " + Twine(threads));
   return success();
 }
 
@@ -110,12 +109,12 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
   if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
     return wrongTarget(self, target, "a linalg op on buffers with one output");
   if (!insideMapping(target, "block"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "the target is not inside a forall mapped to blocks: the "
                   "threads that share the reduction are a block's",
                   "apply tile_to_blocks (or fuse_into a block loop) first");
   if (insideMapping(target, "thread"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "the target is already split among threads",
                   "apply reduce_in_block instead of tile_to_threads");
   unsigned k;
@@ -130,12 +129,12 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
   if (!outType || !outType.hasStaticShape() ||
       llvm::any_of(ranges, ShapedType::isDynamic) ||
       !outType.getElementType().isIntOrFloat())
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the op's loops or output are not static");
   bool usesIndex = false;
   op.getBlock()->walk([&](linalg::IndexOp) { usesIndex = true; });
   if (usesIndex)
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the body reads its loop indices (linalg.index)");
   TypedAttr neutral = *arith::getNeutralElement(combiner);
   // Each output element is one tuple of the parallel loops: the output map
@@ -145,19 +144,19 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
   op.getParallelDims(parallel);
   if (!outMap.isProjectedPermutation() ||
       outMap.getNumResults() != parallel.size())
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the output is not indexed by the parallel loops alone");
   int64_t threads = static_cast<int64_t>(getThreads());
   int64_t outputs = outType.getNumElements();
   int64_t extent = ranges[k];
   if (outputs > threads)
-    return reject(self, target, "too_many_outputs",
+    return reject(self, target, RefusalCode::too_many_outputs,
                   Twine(outputs) + " outputs for " + Twine(threads) +
                       " threads: the last step gives each output a thread",
                   "use smaller block tiles");
   int64_t bytes = outputs * threads * (outType.getElementTypeBitWidth() / 8);
   if (bytes > static_cast<int64_t>(getMaxSharedBytes()))
-    return reject(self, target, "exceeds_smem",
+    return reject(self, target, RefusalCode::exceeds_smem,
                   "the partial results need " + Twine(bytes) +
                       " bytes of shared memory; a block has " +
                       Twine(getMaxSharedBytes()),

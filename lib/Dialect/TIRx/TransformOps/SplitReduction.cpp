@@ -22,9 +22,8 @@ using namespace mlir::tirx::detail;
 
 LogicalResult tirx::SplitReductionOp::verify() {
   if (getParts() < 2 || getParts() > 65536)
-    return emitOpError() << "invalid_parameter: parts must lie in [2, 65536], "
-                            "got "
-                         << getParts();
+    return detail::invalidParameter(*this, "parts must lie in [2, 65536], "
+                            "got " + Twine(getParts()));
   return success();
 }
 
@@ -40,13 +39,13 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
   Value out = op.getDpsInitOperand(0)->get();
   auto outType = dyn_cast<MemRefType>(out.getType());
   if (!outType || !outType.hasStaticShape())
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the output is not a memref of static shape");
   if (insideMapping(target, "block") ||
       target->getParentOfType<mlir::gpu::LaunchOp>() ||
       target->getParentOfType<scf::ForallOp>() ||
       target->getParentOfType<scf::ForOp>())
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "the target is already tiled or inside a kernel: the "
                   "partial results need a buffer of the function",
                   "split the reduction first, then tile each part");
@@ -61,10 +60,10 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
   int64_t extent = ranges[k];
   int64_t parts = getParts();
   if (ShapedType::isDynamic(extent))
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the reduction loop has no static extent");
   if (extent % parts != 0)
-    return reject(self, target, "not_divisible",
+    return reject(self, target, RefusalCode::not_divisible,
                   Twine(parts) + " parts do not divide the reduction's extent " +
                       Twine(extent),
                   divisorsHint(extent, parts, extent, false));
@@ -101,7 +100,7 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
         continue;
       }
       if (expr != getAffineDimExpr(k, ctx) || !type)
-        return reject(self, target, "not_applicable",
+        return reject(self, target, RefusalCode::not_applicable,
                       "input " + Twine(input->getOperandNumber()) +
                           " is indexed by an expression of the reduction "
                           "loop, not the loop itself");
@@ -127,7 +126,7 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
       FailureOr<MemRefType> to =
           memref::ExpandShapeOp::computeExpandedType(type, shape, e.groups);
       if (failed(to))
-        return reject(self, target, "not_applicable",
+        return reject(self, target, RefusalCode::not_applicable,
                       "input " + Twine(input->getOperandNumber()) +
                           " cannot be viewed with its reduction dimension "
                           "split (its layout is not contiguous there)");

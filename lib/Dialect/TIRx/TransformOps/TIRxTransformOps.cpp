@@ -44,14 +44,26 @@ using namespace mlir::transform;
 namespace mlir::tirx::detail {
 /// A refusal: "<code>: <message>", a note on the payload op, a hint.
 DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
-                                   StringRef code, const Twine &message,
+                                   RefusalCode code, const Twine &message,
                                    const Twine &hint) {
+  Refusal refusal(code, message.str(), hint.str());
+  refusal.payloadOp = tirx::irPath(target);
+  refusal.location = tirx::locationText(target->getLoc());
+  reportRefusal(op->getContext(), refusal);
   DiagnosedSilenceableFailure diag = op.emitSilenceableError()
-                                     << code << ": " << message;
-  diag.attachNote(target->getLoc()) << "payload op: " << tirx::irPath(target);
-  if (!hint.isTriviallyEmpty())
-    diag.attachNote(op->getLoc()) << "hint: " << hint;
+                                     << codeName(code) << ": "
+                                     << refusal.message;
+  diag.attachNote(target->getLoc()) << "payload op: " << refusal.payloadOp;
+  if (!refusal.hint.empty())
+    diag.attachNote(op->getLoc()) << "hint: " << refusal.hint;
   return diag;
+}
+
+LogicalResult invalidParameter(Operation *op, const Twine &message) {
+  Refusal refusal(RefusalCode::invalid_parameter, message.str());
+  refusal.location = tirx::locationText(op->getLoc());
+  reportRefusal(op->getContext(), refusal);
+  return op->emitOpError() << "invalid_parameter: " << refusal.message;
 }
 
 /// The refusal of a payload op of the wrong kind: "the target is X, not
@@ -59,7 +71,7 @@ DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
 DiagnosedSilenceableFailure wrongTarget(TransformOpInterface op,
                                         Operation *target,
                                         StringRef expected) {
-  return reject(op, target, "not_applicable",
+  return reject(op, target, RefusalCode::not_applicable,
                 "the target is " + target->getName().getStringRef() +
                     ", not " + expected);
 }
@@ -128,17 +140,17 @@ DiagnosedSilenceableFailure matchSingleReduction(TransformOpInterface self,
   SmallVector<unsigned> reductions;
   op.getReductionDims(reductions);
   if (reductions.empty())
-    return reject(self, target, "not_reduction",
+    return reject(self, target, RefusalCode::not_reduction,
                   "the op has no reduction loop");
   if (reductions.size() > 1)
-    return reject(self, target, "several_reductions",
+    return reject(self, target, RefusalCode::several_reductions,
                   "the op has " + Twine(reductions.size()) +
                       " reduction loops; " + transform + " takes one",
                   "collapse them into one first");
   SmallVector<Operation *> combiners;
   if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
       combiners.size() != 1 || !arith::getNeutralElement(combiners.front()))
-    return reject(self, target, "unknown_combiner",
+    return reject(self, target, RefusalCode::unknown_combiner,
                   "the body does not combine into the output with one of "
                   "add, mul, max, min, and, or, xor",
                   transform + " needs an associative combiner with a "
@@ -242,19 +254,19 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
   if (sizes.size() > ranges.size())
-    return reject(op, target, "invalid_parameter",
+    return reject(op, target, RefusalCode::invalid_parameter,
                   Twine(sizes.size()) + " " + what + " for an op with " +
                       Twine(ranges.size()) + " loops");
   for (auto [i, size] : llvm::enumerate(sizes)) {
     if (size == 0)
       continue;
     if (iterators[i] != utils::IteratorType::parallel)
-      return reject(op, target, "not_parallel",
+      return reject(op, target, RefusalCode::not_parallel,
                     "loop " + Twine(i) + " is a reduction; only parallel "
                     "loops map to blocks and threads",
                     "tile the reduction with tile_reduction instead");
     if (!ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
-      return reject(op, target, "not_divisible",
+      return reject(op, target, RefusalCode::not_divisible,
                     Twine(what) + " " + Twine(size) +
                         " does not divide the extent " + Twine(ranges[i]) +
                         " of loop " + Twine(i),
@@ -281,11 +293,11 @@ std::vector<mlir::tirx::ActionInfo> mlir::tirx::actionInfos() {
 
 LogicalResult tirx::TileToBlocksOp::verify() {
   if (getTileSizes().empty() || getTileSizes().size() > 3)
-    return emitOpError() << "invalid_parameter: give 1 to 3 tile sizes";
+    return detail::invalidParameter(*this, "give 1 to 3 tile sizes");
   if (llvm::any_of(getTileSizes(), [](int64_t s) { return s < 0; }) ||
       llvm::all_of(getTileSizes(), [](int64_t s) { return s == 0; }))
-    return emitOpError() << "invalid_parameter: tile sizes must be "
-                            "non-negative with at least one positive";
+    return detail::invalidParameter(*this, "tile sizes must be "
+                            "non-negative with at least one positive");
   return success();
 }
 
@@ -294,7 +306,7 @@ DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
     ApplyToEachResultList &results, TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
   if (insideMapping(target, "block"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "the target is already inside a block mapping");
   DiagnosedSilenceableFailure check =
       checkTiling(self, target, getTileSizes(), "tile size");
@@ -303,7 +315,7 @@ DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
   auto tiled = tileToForall(rewriter, cast<TilingInterface>(target),
                             getTileSizes(), /*threads=*/false);
   if (failed(tiled))
-    return reject(self, target, "not_applicable", "tiling failed");
+    return reject(self, target, RefusalCode::not_applicable, "tiling failed");
   results.push_back(tiled->first);
   results.push_back(tiled->second);
   return DiagnosedSilenceableFailure::success();
@@ -315,15 +327,14 @@ DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
 
 LogicalResult tirx::TileToThreadsOp::verify() {
   if (getElementsPerThread().empty() || getElementsPerThread().size() > 3)
-    return emitOpError() << "invalid_parameter: give 1 to 3 counts";
+    return detail::invalidParameter(*this, "give 1 to 3 counts");
   if (llvm::any_of(getElementsPerThread(), [](int64_t s) { return s < 0; }) ||
       llvm::all_of(getElementsPerThread(), [](int64_t s) { return s == 0; }))
-    return emitOpError() << "invalid_parameter: elements per thread must be "
-                            "non-negative with at least one positive";
+    return detail::invalidParameter(*this, "elements per thread must be "
+                            "non-negative with at least one positive");
   if (getMaxThreads() < 32 || getMaxThreads() > 1024)
-    return emitOpError() << "invalid_parameter: max_threads must lie in "
-                            "[32, 1024], got "
-                         << getMaxThreads();
+    return detail::invalidParameter(*this, "max_threads must lie in "
+                            "[32, 1024], got " + Twine(getMaxThreads()));
   return success();
 }
 
@@ -332,11 +343,11 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
     ApplyToEachResultList &results, TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
   if (!insideMapping(target, "block"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "the target is not inside a forall mapped to blocks",
                   "apply tile_to_blocks first");
   if (insideMapping(target, "thread"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "the target is already mapped to threads");
   ArrayRef<int64_t> elements = getElementsPerThread();
   DiagnosedSilenceableFailure check =
@@ -350,7 +361,7 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
     if (e == 0)
       continue;
     if (ShapedType::isDynamic(ranges[i]))
-      return reject(self, target, "not_applicable",
+      return reject(self, target, RefusalCode::not_applicable,
                     "loop " + Twine(i) + " has no static extent in the block");
     threads *= ranges[i] / e;
   }
@@ -364,7 +375,7 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
     for (int64_t e = 1; e <= tile; e *= 2)
       if (tile % e == 0 && (tile / e) % 32 == 0 && tile / e <= maxThreads)
         options.push_back(std::to_string(e));
-    return reject(self, target, "bad_block_size",
+    return reject(self, target, RefusalCode::bad_block_size,
                   Twine(threads) + " threads per block: a block needs a "
                   "multiple of 32 threads and at most " +
                       Twine(maxThreads),
@@ -376,7 +387,7 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
   auto tiled = tileToForall(rewriter, cast<TilingInterface>(target), elements,
                             /*threads=*/true);
   if (failed(tiled))
-    return reject(self, target, "not_applicable", "tiling failed");
+    return reject(self, target, RefusalCode::not_applicable, "tiling failed");
   results.push_back(tiled->first);
   results.push_back(tiled->second);
   return DiagnosedSilenceableFailure::success();
@@ -389,9 +400,8 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
 LogicalResult tirx::VectorizeOp::verify() {
   int64_t w = getWidth();
   if (w < 1 || w > 16 || (w & (w - 1)))
-    return emitOpError() << "invalid_parameter: width must be 1, 2, 4, 8 or "
-                            "16, got "
-                         << w;
+    return detail::invalidParameter(*this, "width must be 1, 2, 4, 8 or "
+                            "16, got " + Twine(w));
   return success();
 }
 
@@ -404,16 +414,16 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   if (!linalgOp)
     return wrongTarget(self, target, "a linalg op");
   if (!insideMapping(target, "thread"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "vectorize only after thread mapping: the target is not "
                   "inside a forall mapped to threads",
                   "apply tile_to_threads first");
   if (linalgOp.getNumReductionLoops() != 0)
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the op has reduction loops");
   unsigned loops = linalgOp.getNumLoops();
   if (loops == 0)
-    return reject(self, target, "not_applicable", "the op has no loops");
+    return reject(self, target, RefusalCode::not_applicable, "the op has no loops");
   unsigned inner = loops - 1;
   int64_t width = getWidth();
   // The innermost loop must be the contiguous axis of every operand.
@@ -430,7 +440,7 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       continue;
     if (map.getNumResults() == 0 ||
         map.getResults().back() != getAffineDimExpr(inner, getContext()))
-      return reject(self, target, "not_contiguous",
+      return reject(self, target, RefusalCode::not_contiguous,
                     "the innermost loop is not the last index of " + name,
                     "interchange the loops so that the contiguous axis is "
                     "innermost");
@@ -438,24 +448,24 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     int64_t offset;
     if (failed(memref.getStridesAndOffset(strides, offset)) ||
         strides.back() != 1)
-      return reject(self, target, "not_contiguous",
+      return reject(self, target, RefusalCode::not_contiguous,
                     name + " is not contiguous in its last dimension");
     if (memref.getElementType().isIntOrFloat())
       maxElementBytes = std::max(
           maxElementBytes, memref.getElementType().getIntOrFloatBitWidth() / 8);
   }
   if (width * maxElementBytes > 16)
-    return reject(self, target, "too_wide",
+    return reject(self, target, RefusalCode::too_wide,
                   "width " + Twine(width) + " of " + Twine(maxElementBytes) +
                       "-byte elements is " + Twine(width * maxElementBytes) +
                       " bytes; a vector access is at most 16",
                   "try width " + Twine(16 / maxElementBytes));
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the per-thread op has a dynamic extent");
   if (ranges[inner] % width != 0)
-    return reject(self, target, "not_divisible",
+    return reject(self, target, RefusalCode::not_divisible,
                   "width " + Twine(width) +
                       " does not divide the per-thread extent " +
                       Twine(ranges[inner]),
@@ -474,7 +484,7 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     auto tiled =
         scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
     if (failed(tiled))
-      return reject(self, target, "not_applicable", "tiling by width failed");
+      return reject(self, target, RefusalCode::not_applicable, "tiling by width failed");
     rewriter.eraseOp(target);
     toVectorize = tiled->tiledOps.front();
   }
@@ -484,7 +494,7 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   // sizes (an empty list is read out of bounds in a build without asserts).
   SmallVector<bool> scalable(vectorSizes.size(), false);
   if (failed(linalg::vectorize(rewriter, toVectorize, vectorSizes, scalable)))
-    return reject(self, target, "not_applicable", "vectorization failed");
+    return reject(self, target, RefusalCode::not_applicable, "vectorization failed");
   if (toVectorize->getNumResults() == 0 && toVectorize->getBlock())
     rewriter.eraseOp(toVectorize);
 
@@ -558,9 +568,8 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
 
 LogicalResult tirx::UnrollOp::verify() {
   if (getFactor() < 2 || getFactor() > 64)
-    return emitOpError() << "invalid_parameter: factor must lie in [2, 64], "
-                            "got "
-                         << getFactor();
+    return detail::invalidParameter(*this, "factor must lie in [2, 64], "
+                            "got " + Twine(getFactor()));
   return success();
 }
 
@@ -582,17 +591,17 @@ tirx::UnrollOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto ub = getConstantIntValue(loop.getUpperBound());
   auto step = getConstantIntValue(loop.getStep());
   if (!lb || !ub || !step || *step <= 0)
-    return reject(self, target, "unknown_trip_count",
+    return reject(self, target, RefusalCode::unknown_trip_count,
                   "the loop's trip count is not static: a tail could remain");
   int64_t trips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
   if (trips % getFactor() != 0)
-    return reject(self, target, "not_divisible",
+    return reject(self, target, RefusalCode::not_divisible,
                   "factor " + Twine(getFactor()) +
                       " does not divide the trip count " + Twine(trips) +
                       ": a tail would be left",
                   divisorsHint(trips, getFactor(), 64, false));
   if (failed(loopUnrollByFactor(loop, getFactor())))
-    return reject(self, target, "not_applicable", "unrolling failed");
+    return reject(self, target, RefusalCode::not_applicable, "unrolling failed");
   return DiagnosedSilenceableFailure::success();
 }
 
@@ -620,14 +629,14 @@ tirx::InterchangeOp::applyToOne(TransformRewriter &rewriter,
     seen[p] = true;
   }
   if (!valid)
-    return reject(self, target, "bad_permutation",
+    return reject(self, target, RefusalCode::bad_permutation,
                   "the permutation must order all " +
                       Twine(generic.getNumLoops()) + " loops exactly once");
   SmallVector<unsigned> order(perm.begin(), perm.end());
   FailureOr<linalg::GenericOp> result =
       linalg::interchangeGenericOp(rewriter, generic, order);
   if (failed(result))
-    return reject(self, target, "not_applicable", "interchange failed");
+    return reject(self, target, RefusalCode::not_applicable, "interchange failed");
   results.push_back(*result);
   return DiagnosedSilenceableFailure::success();
 }
@@ -664,7 +673,7 @@ tirx::RemoveBarrierOp::applyToOne(TransformRewriter &rewriter,
     if (!launch.getWorkgroupAttributions().empty())
       shared = launch;
   if (shared)
-    return reject(self, target, "barrier_needed",
+    return reject(self, target, RefusalCode::barrier_needed,
                   "the kernel uses shared memory (" + tirx::irPath(shared) +
                       "): the barrier may order its accesses");
   rewriter.eraseOp(target);
@@ -685,7 +694,7 @@ tirx::PeelOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     return wrongTarget(self, target, "an scf.for");
   scf::ForOp remainder;
   if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder)))
-    return reject(self, target, "nothing_to_peel",
+    return reject(self, target, RefusalCode::nothing_to_peel,
                   "the step divides the loop's range: no partial iteration");
   results.push_back(loop);
   results.push_back(remainder);
@@ -711,19 +720,19 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
   if (sizes.size() > ranges.size() ||
       llvm::any_of(sizes, [](int64_t s) { return s < 0; }) ||
       llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
-    return reject(self, target, "invalid_parameter",
+    return reject(self, target, RefusalCode::invalid_parameter,
                   "give one non-negative size per loop (" +
                       Twine(ranges.size()) + " loops), at least one positive");
   for (auto [i, size] : llvm::enumerate(sizes)) {
     if (size == 0)
       continue;
     if (iterators[i] != utils::IteratorType::reduction)
-      return reject(self, target, "not_reduction",
+      return reject(self, target, RefusalCode::not_reduction,
                     "loop " + Twine(i) + " is parallel",
                     "tile parallel loops with tile_to_blocks or "
                     "tile_to_threads");
     if (!ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
-      return reject(self, target, "not_divisible",
+      return reject(self, target, RefusalCode::not_divisible,
                     "tile size " + Twine(size) +
                         " does not divide the extent " + Twine(ranges[i]) +
                         " of loop " + Twine(i),
@@ -735,7 +744,7 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
   auto tiled = scf::tileUsingSCF(rewriter, cast<TilingInterface>(target),
                                  options);
   if (failed(tiled) || tiled->loops.empty())
-    return reject(self, target, "not_applicable", "tiling failed");
+    return reject(self, target, RefusalCode::not_applicable, "tiling failed");
   if (target->getNumResults())
     rewriter.replaceOp(target, tiled->replacements);
   else
@@ -752,9 +761,8 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
 LogicalResult tirx::PromoteToSharedOp::verify() {
   int64_t padding = static_cast<int64_t>(getPadding());
   if (padding < 0 || padding > 64)
-    return emitOpError() << "invalid_parameter: padding must lie in [0, 64], "
-                            "got "
-                         << padding;
+    return detail::invalidParameter(*this, "padding must lie in [0, 64], "
+                            "got " + Twine(padding));
   return success();
 }
 
@@ -768,7 +776,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   if (!linalgOp)
     return wrongTarget(self, target, "a linalg op");
   if (!insideMapping(target, "block"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "shared memory belongs to a block: the target is not "
                   "inside a forall mapped to blocks",
                   "apply tile_to_blocks first");
@@ -776,7 +784,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   int64_t limit = getMaxSharedBytes();
   for (int64_t index : getOperands()) {
     if (index < 0 || index >= int64_t(target->getNumOperands()))
-      return reject(self, target, "invalid_parameter",
+      return reject(self, target, RefusalCode::invalid_parameter,
                     "operand " + Twine(index) + " does not exist (the op has " +
                         Twine(target->getNumOperands()) + ")");
     Value operand = target->getOperand(index);
@@ -784,7 +792,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!subview || !type || !type.hasStaticShape() ||
         !type.getElementType().isIntOrFloat())
-      return reject(self, target, "not_a_tile",
+      return reject(self, target, RefusalCode::not_a_tile,
                     "operand " + Twine(index) +
                         " is not a static tile (a memref.subview of static "
                         "shape)",
@@ -796,7 +804,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
              (type.getElementTypeBitWidth() / 8);
   }
   if (total > limit)
-    return reject(self, target, "exceeds_smem",
+    return reject(self, target, RefusalCode::exceeds_smem,
                   "the tiles need " + Twine(total) +
                       " bytes of shared memory; a block has " + Twine(limit),
                   "use smaller block tiles, or raise max_shared_bytes up to "
@@ -842,7 +850,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
       .setUseFullTileBuffersByDefault(false)
       .setUseOriginalSubviewSize(true); // static views: threads can tile them
   if (failed(linalg::promoteSubviewsPrecondition(target, options)))
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the op's operands cannot be promoted");
   rewriter.setInsertionPoint(target);
   // The block's forall: the buffers belong inside it (inside the launch
@@ -859,7 +867,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   FailureOr<linalg::LinalgOp> promoted =
       linalg::promoteSubViews(rewriter, linalgOp, options);
   if (failed(promoted))
-    return reject(self, target, "not_applicable", "promotion failed");
+    return reject(self, target, RefusalCode::not_applicable, "promotion failed");
   if (func && blockLoop) {
     SmallVector<memref::AllocOp> created;
     func->walk([&](memref::AllocOp a) {
@@ -947,14 +955,14 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
         return r.value() != getAffineDimExpr(parallelDims[r.index()],
                                              getContext());
       }))
-    return reject(self, target, "not_elementwise",
+    return reject(self, target, RefusalCode::not_elementwise,
                   "the producer writes its output through a map other than "
                   "its parallel loops in order",
                   "interchange its loops first");
   Value buffer = producer.getDpsInitOperand(0)->get();
   Operation *alloc = buffer.getDefiningOp();
   if (!alloc || !isa<memref::AllocOp, memref::AllocaOp>(alloc))
-    return reject(self, target, "not_intermediate",
+    return reject(self, target, RefusalCode::not_intermediate,
                   "the producer's output is not a buffer allocated in the "
                   "function: it is observable, and fusing would compute only "
                   "the tiles the consumer reads");
@@ -979,14 +987,14 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       continue;
     }
     if (isa<linalg::LinalgOp>(user))
-      return reject(self, target, "no_consumer_loop",
+      return reject(self, target, RefusalCode::no_consumer_loop,
                     tirx::irPath(user) + " reads the whole intermediate: it "
                                          "is not tiled",
                     "tile the consumer first (tile_to_blocks or "
                     "tile_to_threads)");
     auto subview = dyn_cast<memref::SubViewOp>(user);
     if (!subview || tile)
-      return reject(self, target, "other_use",
+      return reject(self, target, RefusalCode::other_use,
                     "the intermediate buffer is also used by " +
                         tirx::irPath(user) +
                         ": only one tiled read (a memref.subview) can be fused");
@@ -1001,12 +1009,12 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
         break;
       }
   if (!loop || !target->isBeforeInBlock(loop))
-    return reject(self, target, "no_consumer_loop",
+    return reject(self, target, RefusalCode::no_consumer_loop,
                   "no scf.forall or scf.for after the producer reads its "
                   "output through a memref.subview",
                   "tile the consumer first (tile_to_blocks or tile_to_threads)");
   if (reduction && !fill)
-    return reject(self, target, "not_intermediate",
+    return reject(self, target, RefusalCode::not_intermediate,
                   "the reduction's output is not started by a linalg.fill "
                   "of the intermediate right before it: its tiles would "
                   "start from values the fused loop cannot know",
@@ -1014,7 +1022,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "just before the reduction");
   for (Operation *op = target->getNextNode(); op != loop; op = op->getNextNode())
     if (!isMemoryEffectFree(op))
-      return reject(self, target, "bad_order",
+      return reject(self, target, RefusalCode::bad_order,
                     tirx::irPath(op) + " between the producer and the loop "
                                        "touches memory",
                     "move it after the loop, or fuse nothing");
@@ -1023,7 +1031,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     if (isa<MemRefType>(input->get().getType()))
       guarded.push_back(tirx::accessRoot(input->get()));
   if (Operation *writer = firstWriterOf(loop->getRegion(0), guarded))
-    return reject(self, target, "input_written",
+    return reject(self, target, RefusalCode::input_written,
                   tirx::irPath(writer) + " in the loop may write an input of "
                                          "the producer or the intermediate",
                   "fusing would read values the loop has changed");
@@ -1032,7 +1040,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       !tileType.hasStaticShape() ||
       llvm::any_of(tile.getMixedStrides(),
                    [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
-    return reject(self, target, "dynamic_tile",
+    return reject(self, target, RefusalCode::dynamic_tile,
                   "the loop reads a tile that is not static, full-rank and "
                   "unit-stride: " + tirx::irPath(tile),
                   "tile with sizes that divide the extents");
@@ -1056,7 +1064,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   if (!castable)
     for (Operation *user : tile->getUsers())
       if (!isa<linalg::LinalgOp>(user))
-        return reject(self, target, "other_use",
+        return reject(self, target, RefusalCode::other_use,
                       "the tile is read by " + tirx::irPath(user) +
                           ", which needs the tile's strided layout");
 
@@ -1093,7 +1101,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       cast<TilingInterface>(target).getTiledImplementation(rewriter, offsets,
                                                            sizes);
   if (failed(tiled) || tiled->tiledOps.size() != 1)
-    return reject(self, target, "not_applicable", "tiling the producer failed");
+    return reject(self, target, RefusalCode::not_applicable, "tiling the producer failed");
   auto fused = cast<linalg::LinalgOp>(tiled->tiledOps.front());
   OpOperand *init = fused.getDpsInitOperand(0);
   Operation *oldOut = init->get().getDefiningOp();

@@ -27,9 +27,9 @@ LogicalResult tirx::UseMmaOp::verify() {
   ArrayRef<int64_t> warps = getWarps();
   if (warps.size() != 2 || warps[0] < 1 || warps[1] < 1 ||
       warps[0] * warps[1] > 32)
-    return emitOpError() << "invalid_parameter: warps takes two counts (along "
+    return detail::invalidParameter(*this, "warps takes two counts (along "
                             "M and N), each at least 1, at most 32 in all "
-                            "(1024 threads)";
+                            "(1024 threads)");
   return success();
 }
 
@@ -63,17 +63,17 @@ tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   if (!matmul || !matmul.hasPureBufferSemantics())
     return wrongTarget(self, target, "a linalg.matmul on buffers");
   if (matmul.hasUserDefinedMaps())
-    return reject(self, target, "not_applicable",
+    return reject(self, target, RefusalCode::not_applicable,
                   "the matmul has its own indexing maps (a transposed or "
                   "broadcast operand); use_mma takes C[m, n] += A[m, k] * "
                   "B[k, n]");
   if (!insideMapping(target, "block"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "the target is not inside a forall mapped to blocks: "
                   "mma.sync computes a block's tile with its warps",
                   "apply tile_to_blocks first");
   if (insideMapping(target, "thread"))
-    return reject(self, target, "bad_order",
+    return reject(self, target, RefusalCode::bad_order,
                   "the target is already split among threads; mma.sync is "
                   "executed by a whole warp",
                   "apply use_mma instead of tile_to_threads");
@@ -83,7 +83,7 @@ tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   for (Value v : {a, b, c}) {
     auto type = dyn_cast<MemRefType>(v.getType());
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-      return reject(self, target, "unsupported_type",
+      return reject(self, target, RefusalCode::unsupported_type,
                     "operand of type " + typeText(v.getType()) +
                         " is not a static memref of f32; mma.sync here "
                         "multiplies f32 as tf32",
@@ -95,17 +95,17 @@ tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   int64_t m = shapeC[0], n = shapeC[1], k = shapeA[1];
   ArrayRef<int64_t> warps = getWarps();
   if (m % (warps[0] * kMmaM) != 0)
-    return reject(self, target, "not_divisible",
+    return reject(self, target, RefusalCode::not_divisible,
                   Twine(warps[0]) + " warps of 16-row fragments do not divide "
                   "M = " + Twine(m),
                   warpCountHint(m, kMmaM));
   if (n % (warps[1] * kMmaN) != 0)
-    return reject(self, target, "not_divisible",
+    return reject(self, target, RefusalCode::not_divisible,
                   Twine(warps[1]) + " warps of 8-column fragments do not "
                   "divide N = " + Twine(n),
                   warpCountHint(n, kMmaN));
   if (k % kMmaK != 0)
-    return reject(self, target, "not_divisible",
+    return reject(self, target, RefusalCode::not_divisible,
                   "K = " + Twine(k) + " is not a multiple of 8, the K of one "
                   "mma.sync step",
                   "tile the reduction with tile_reduction to a multiple of 8");
