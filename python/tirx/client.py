@@ -68,7 +68,11 @@ class MCPClient:
     def call(self, tool, **arguments):
         """The structured result of a tool, or HarnessError with the rejection."""
         result = self.request("tools/call", {"name": tool, "arguments": arguments})
-        return result.get("structuredContent") or json.loads(result["content"][0]["text"])
+        content = result.get("structuredContent") or json.loads(result["content"][0]["text"])
+        if result.get("isError"):
+            error = content.get("error") or {}
+            raise HarnessError(error.get("code"), error.get("message"), content)
+        return content
 
     def tools(self):
         return self.request("tools/list")["tools"]

@@ -146,10 +146,13 @@ class TIRxContext:
             raise
 
     def export_session(self, path):
+        """The session as a dict, also written to `path` (by this process:
+        the server never writes where an agent asks)."""
         import json
-        self._client.call("export_session", path=os.path.abspath(path))
-        with open(path) as f:
-            return json.load(f)
+        session = self._client.call("export_session")["session"]
+        with open(path, "w") as f:
+            json.dump(session, f, indent=2)
+        return session
 
     def close(self):
         self._client.close()

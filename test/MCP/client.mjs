@@ -23,12 +23,11 @@ console.log("applied: " + applied.structuredContent.version.id);
 const ir = await client.callTool({ name: "read_ir", arguments: { version: "v2" } });
 console.log("v2 has a block forall: " + ir.structuredContent.ir.includes("#gpu.block<x>"));
 
-try {
-  await client.callTool({ name: "apply", arguments: {
-    version: "v2", action: { transform: "vectorize", params: { width: 4 } } } });
-  console.log("no rejection");
-} catch (e) {
-  console.log("rejected: JSON-RPC " + e.code + " " + e.data.error.code +
-              " hint=" + e.data.error.hint);
-}
+// A refusal is a tool result (isError) carrying the structured refusal.
+const refused = await client.callTool({ name: "apply", arguments: {
+  version: "v2", action: { transform: "vectorize", params: { width: 4 } } } });
+console.log("rejected: isError=" + refused.isError + " " +
+            refused.structuredContent.error.code +
+            " hint=" + refused.structuredContent.error.hint);
+
 await client.close();

@@ -2,21 +2,33 @@
 //
 // Part of TIRx, an open compiler harness for agentic GPU programming.
 //
-// Git-like access to a workspace of immutable payload versions. Every
-// command has --json output; every request is one audit line.
+// Git-like access to a workspace of immutable payload versions: argument
+// parsing and printing over the harness library (tirx/Harness/Session.h).
+// Every command has --json output; every request is one audit line.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Commands.h"
+#include "Serve.h"
 
+#include "tirx/Harness/Session.h"
+#include "tirx/Runtime/Files.h"
+
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <set>
 
 using namespace mlir::tirx;
+namespace json = llvm::json;
+namespace rt = ::tirx::runtime;
+using llvm::Expected;
+
+static const char *kVersion = "0.2.0";
 
 static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--json]
 
@@ -42,7 +54,7 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   export --mlir FILE             the whole history as tirx.session
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
-  serve                          MCP (JSON-RPC 2.0) over stdio: the tools of docs/agents.md
+  serve                          MCP (JSON-RPC 2.0) over stdio
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
                                  lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
@@ -51,8 +63,272 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   --workspace DIR   default: $TIRX_WORKSPACE, else ./tirx-workspace
   --json            machine-readable output
   --actor NAME      who asks (default: $TIRX_ACTOR, else $USER); --session ID likewise
-exit status: 0 done, 1 refused, 2 usage, 3 workspace damaged
+  --child-seconds S, --child-memory-mb M
+                    limits of every MLIR child process (default 300 s, 16384 MiB)
+  --version         the TIRx version
+exit status: 0 done, 1 refused, 2 usage, 3 workspace damaged, 4 resource limit
 )";
+
+namespace {
+/// A parsed command line.
+struct Invocation {
+  std::string command;
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options; // "--script" -> value
+  bool json = false;
+  std::string workspace;
+  Identity who;
+
+  std::string option(const std::string &name,
+                     const std::string &fallback = "") const {
+    auto it = options.find(name);
+    return it == options.end() ? fallback : it->second;
+  }
+  bool has(const std::string &name) const { return options.count(name); }
+};
+
+llvm::Error usage(const std::string &message) {
+  return refuse(RefusalCode::usage, message, "tirx --help lists the commands");
+}
+
+Expected<std::string> readText(const std::string &path) {
+  std::string text, error;
+  if (!rt::readFile(path, text, error))
+    return refuse(RefusalCode::not_found, error);
+  return text;
+}
+
+Expected<json::Value> parseJSON(const std::string &text,
+                                const std::string &problem, RefusalCode code) {
+  auto parsed = json::parse(text);
+  if (!parsed)
+    return refuse(code, problem + " (" + llvm::toString(parsed.takeError()) +
+                            ")");
+  return std::move(*parsed);
+}
+
+Expected<int64_t> intOption(const Invocation &inv, const std::string &name) {
+  const std::string v = inv.option(name);
+  char *end = nullptr;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end || n < 0 || n > (1ll << 31))
+    return usage(name + " takes a non-negative integer, not \"" + v + "\"");
+  return n;
+}
+
+Expected<Result> written(Expected<Result> result, const std::string &path) {
+  if (!result)
+    return result;
+  std::string error;
+  if (!rt::writeFileAtomically(path, result->text, error))
+    return refuse(RefusalCode::io_error, error);
+  result->text = "wrote " + path + "\n";
+  return result;
+}
+
+Expected<Result> apply(Session &s, const Invocation &inv) {
+  if (inv.positional.size() != 1)
+    return usage("apply takes vN and --script, --action or --recipe");
+  ApplyOptions options;
+  options.message = inv.option("-m");
+  std::optional<ScriptPolicy> policy =
+      policyNamed(inv.option("--policy", "strict"));
+  if (!policy)
+    return usage("--policy is strict or open");
+  options.policy = *policy;
+  const std::string &version = inv.positional[0];
+  if (inv.has("--recipe")) {
+    // A recipe file, or the name of one kept in the workspace.
+    std::string path = inv.option("--recipe");
+    std::string named = s.workspace().path("recipes/" + path + ".json");
+    if (!llvm::StringRef(path).ends_with(".json") &&
+        llvm::sys::fs::exists(named))
+      path = named;
+    Expected<std::string> text = readText(path);
+    if (!text)
+      return text.takeError();
+    Expected<json::Value> recipe = parseJSON(*text, path + " is not JSON", RefusalCode::bad_json);
+    if (!recipe)
+      return recipe.takeError();
+    return s.applyRecipe(version, *recipe,
+                         llvm::sys::path::filename(path).str(), options);
+  }
+  if (inv.has("--action") && !inv.has("--script")) {
+    Expected<json::Value> action = parseJSON(inv.option("--action"), "the action is not a JSON object",
+                  RefusalCode::bad_action);
+    if (!action)
+      return action.takeError();
+    return s.applyAction(version, *action, options);
+  }
+  if (!inv.has("--script"))
+    return usage("apply takes vN and --script SCRIPT.mlir, --action JSON or "
+                 "--recipe FILE");
+  Expected<std::string> script = readText(inv.option("--script"));
+  if (!script)
+    return script.takeError();
+  return s.applyScript(version, *script, inv.option("--script"), options);
+}
+
+Expected<Result> runOn(Session &s, const Invocation &inv) {
+  const std::string &c = inv.command;
+  const auto &p = inv.positional;
+  if (c == "commit") {
+    if (p.size() != 1 || !inv.has("--parent"))
+      return usage("commit takes FILE.mlir --parent vN");
+    Expected<std::string> text = readText(p[0]);
+    if (!text)
+      return text.takeError();
+    return s.commit(inv.option("--parent"), *text, p[0], inv.option("-m"));
+  }
+  if (c == "apply")
+    return apply(s, inv);
+  if (c == "log")
+    return s.log();
+  if (c == "show")
+    return p.size() == 1 ? s.show(p[0]) : usage("show takes one version id");
+  if (c == "diff")
+    return p.size() == 2 ? s.diff(p[0], p[1])
+                         : usage("diff takes two version ids");
+  if (c == "checkout")
+    return p.size() == 1 ? s.checkout(p[0])
+                         : usage("checkout takes one version id");
+  if (c == "view")
+    return p.size() == 1
+               ? s.view(p[0], inv.option("--what", "summary"),
+                        inv.option("--device"))
+               : usage("view takes one version id and --what VIEW");
+  if (c == "export") {
+    if (inv.has("--mlir"))
+      return written(s.exportHistory(), inv.option("--mlir"));
+    if (inv.has("--session"))
+      return written(s.exportSession(), inv.option("--session"));
+    return usage("export takes --session FILE or --mlir FILE");
+  }
+  if (c == "replay")
+    return s.replay();
+  if (c == "fsck")
+    return s.fsck();
+  if (c == "run") {
+    if (p.size() != 1)
+      return usage("run takes one version id");
+    RunOptions options;
+    options.reference = inv.option("--reference");
+    for (auto [flag, field] :
+         {std::pair{"--timeout", &options.timeout},
+          std::pair{"--samples", &options.samples},
+          std::pair{"--seed", &options.seed},
+          std::pair{"--inputs", &options.inputs}})
+      if (inv.has(flag)) {
+        Expected<int64_t> n = intOption(inv, flag);
+        if (!n)
+          return n.takeError();
+        *field = *n;
+      }
+    return s.run(p[0], options);
+  }
+  return usage("unknown command '" + c + "'");
+}
+
+/// Runs the command; the workspace is opened for all but init, schema and
+/// replay --mlir.
+Expected<Result> dispatch(const Invocation &inv) {
+  if (inv.command == "schema") {
+    Result out;
+    out.data = actionsSchema();
+    out.text = llvm::formatv("{0:2}", json::Value(json::Object(out.data))).str() + "\n";
+    return out;
+  }
+  if (inv.command == "init") {
+    if (inv.positional.size() != 1)
+      return usage("init takes one payload file");
+    Expected<std::string> text = readText(inv.positional[0]);
+    if (!text)
+      return text.takeError();
+    InitOptions options;
+    options.target = inv.option("--target", "sm_90");
+    options.task = inv.option("--task");
+    options.message = inv.option("-m");
+    Expected<Initialized> made = Session::init(
+        inv.workspace, *text, inv.positional[0], options, inv.who);
+    if (!made)
+      return made.takeError();
+    return std::move(made->seed);
+  }
+  if (inv.command == "replay" && inv.has("--mlir")) {
+    Expected<std::string> text = readText(inv.option("--mlir"));
+    if (!text)
+      return text.takeError();
+    return Session::replayHistory(*text, inv.option("--mlir"));
+  }
+  Expected<Session> s = Session::open(inv.workspace, inv.who);
+  if (!s)
+    return s.takeError();
+  if (inv.has("--child-seconds")) {
+    Expected<int64_t> n = intOption(inv, "--child-seconds");
+    if (!n)
+      return n.takeError();
+    s->limits().seconds = unsigned(*n);
+  }
+  if (inv.has("--child-memory-mb")) {
+    Expected<int64_t> n = intOption(inv, "--child-memory-mb");
+    if (!n)
+      return n.takeError();
+    s->limits().addressSpaceBytes = uint64_t(*n) << 20;
+  }
+  unsigned before = s->requestCount();
+  Expected<Result> out = runOn(*s, inv);
+  // A request the front door refused (bad arguments, unreadable input) is
+  // audited too.
+  if (!out && s->requestCount() == before) {
+    json::Array args;
+    for (const std::string &p : inv.positional)
+      args.push_back(p);
+    return s->recordRefusal(inv.command, json::Object{{"args", std::move(args)}},
+                            out.takeError());
+  }
+  return out;
+}
+
+/// Prints a result or a refusal; returns the exit status.
+int print(const Invocation &inv, Expected<Result> result) {
+  if (result) {
+    if (inv.json && inv.command == "schema")
+      llvm::outs() << result->text;
+    else if (inv.json) {
+      json::Object o = std::move(result->data);
+      o["ok"] = true;
+      llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
+    } else
+      llvm::outs() << result->text;
+    llvm::outs().flush();
+    return 0;
+  }
+  Refusal refusal = toRefusal(result.takeError());
+  if (inv.json) {
+    json::Object o = std::move(refusal.details);
+    o.erase("text");
+    o["ok"] = false;
+    o["error"] = refusal.toJSON();
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
+  } else {
+    if (auto text = refusal.details.getString("text"))
+      llvm::outs() << *text;
+    llvm::errs() << "tirx: " << inv.command << ": " << codeName(refusal.code)
+                 << ": " << refusal.message << "\n";
+    if (!refusal.payloadOp.empty())
+      llvm::errs() << "  at " << refusal.payloadOp
+                   << (refusal.location.empty() ? ""
+                                                : " (" + refusal.location + ")")
+                   << "\n";
+    else if (!refusal.location.empty())
+      llvm::errs() << "  at " << refusal.location << "\n";
+    if (!refusal.hint.empty())
+      llvm::errs() << "  hint: " << refusal.hint << "\n";
+  }
+  llvm::outs().flush();
+  return exitStatusOf(refusal);
+}
+} // namespace
 
 int main(int argc, char **argv) {
   Invocation inv;
@@ -60,40 +336,45 @@ int main(int argc, char **argv) {
   inv.workspace = env ? env : "tirx-workspace";
   const char *actor = std::getenv("TIRX_ACTOR");
   const char *user = std::getenv("USER");
-  inv.actor = actor ? actor : user ? user : "unknown";
+  inv.who.actor = actor ? actor : user ? user : "unknown";
   const char *session = std::getenv("TIRX_SESSION");
-  inv.session = session ? session : "";
+  inv.who.session = session ? session : "";
 
   static const std::set<std::string> valued = {
-      "--workspace", "--target", "--task", "-m", "--parent", "--script",
-      "--session", "--mlir", "--actor", "--reference", "--timeout",
-      "--samples", "--seed", "--inputs", "--what", "--device", "--action",
-      "--policy", "--recipe"};
+      "--workspace", "--target",  "--task",    "-m",       "--parent",
+      "--script",    "--session", "--mlir",    "--actor",  "--reference",
+      "--timeout",   "--samples", "--seed",    "--inputs", "--what",
+      "--device",    "--action",  "--policy",  "--recipe", "--child-seconds",
+      "--child-memory-mb"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
       std::cout << kHelp;
-      return kOk;
+      return 0;
+    }
+    if (a == "--version") {
+      std::cout << "tirx " << kVersion << "\n";
+      return 0;
     }
     if (a == "--json") {
       inv.json = true;
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";
-        return kUsage;
+        return 2;
       }
       std::string v = argv[++i];
       if (a == "--workspace")
         inv.workspace = v;
       else if (a == "--actor")
-        inv.actor = v;
+        inv.who.actor = v;
       else if (a == "--session" && inv.command != "export")
-        inv.session = v;
+        inv.who.session = v;
       else
         inv.options[a] = v;
     } else if (a.size() > 1 && a[0] == '-') {
       std::cerr << "tirx: unknown option '" << a << "'\n" << kHelp;
-      return kUsage;
+      return 2;
     } else if (inv.command.empty()) {
       inv.command = a;
     } else {
@@ -102,37 +383,9 @@ int main(int argc, char **argv) {
   }
   if (inv.command.empty()) {
     std::cerr << kHelp;
-    return kUsage;
+    return 2;
   }
-
   if (inv.command == "serve")
-    return serve(inv.workspace, inv.actor, inv.session);
-  Outcome out = runCommand(inv);
-  if (inv.json && inv.command == "schema") {
-    llvm::outs() << out.text;
-  } else if (inv.json) {
-    llvm::json::Object o = std::move(out.data);
-    o["ok"] = out.exit == kOk;
-    if (!out.code.empty())
-      o["error"] = rejectionJSON(out);
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(o)))
-                 << "\n";
-  } else {
-    llvm::outs() << out.text;
-    if (out.exit != kOk) {
-      llvm::errs() << "tirx: " << inv.command << ": "
-                   << (out.code.empty() ? "" : out.code + ": ") << out.reason
-                   << "\n";
-      if (!out.payloadOp.empty())
-        llvm::errs() << "  at " << out.payloadOp
-                     << (out.payloadLoc.empty() ? "" : " (" + out.payloadLoc + ")")
-                     << "\n";
-      else if (!out.payloadLoc.empty())
-        llvm::errs() << "  at " << out.payloadLoc << "\n";
-      if (!out.hint.empty())
-        llvm::errs() << "  hint: " << out.hint << "\n";
-    }
-  }
-  llvm::outs().flush();
-  return out.exit;
+    return serve(inv.workspace, inv.who);
+  return print(inv, dispatch(inv));
 }

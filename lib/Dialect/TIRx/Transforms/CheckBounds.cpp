@@ -10,6 +10,7 @@
 
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Support/Refusal.h"
 
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
@@ -262,8 +263,14 @@ struct CheckBoundsPass
                       " of size " + std::to_string(extent);
           if (!problem.empty()) {
             // Report at the payload's op: the copy keeps its locations.
+            Refusal refusal(RefusalCode::unsafe_bounds,
+                            what + ": " + problem,
+                            "keep every index within its buffer: tile sizes "
+                            "that divide the extents, or guards on the tails");
+            refusal.location = locationText(a.op->getLoc());
+            reportRefusal(a.op->getContext(), refusal);
             emitError(a.op->getLoc())
-                << "unsafe_bounds: " << what << ": " << problem;
+                << "unsafe_bounds: " << refusal.message;
             allProven = false;
             break;
           }

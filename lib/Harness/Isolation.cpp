@@ -1,0 +1,202 @@
+//===- Isolation.cpp - MLIR work in a child process -------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Isolation.h"
+
+#include "tirx/Analysis/Access.h"
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/InitAllTIRx.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllPasses.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <new>
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::tirx;
+namespace json = llvm::json;
+
+namespace {
+/// The child's exit status when it ran out of its address space.
+constexpr int kOutOfMemoryExit = 75;
+
+void outOfMemory() { _exit(kOutOfMemoryExit); }
+
+void badAlloc(void *, const char *, bool) { _exit(kOutOfMemoryExit); }
+
+bool writeAll(int fd, const std::string &text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += size_t(n);
+  }
+  return true;
+}
+
+/// In the child: limits, no output, death with the parent.
+void enterChild(const ChildLimits &limits, pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) // the parent died before prctl
+    _exit(1);
+  int null = ::open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, STDOUT_FILENO);
+    ::close(null);
+  }
+  if (limits.addressSpaceBytes) {
+    struct rlimit as = {limits.addressSpaceBytes, limits.addressSpaceBytes};
+    setrlimit(RLIMIT_AS, &as);
+  }
+  std::set_new_handler(outOfMemory);
+  llvm::install_bad_alloc_error_handler(badAlloc);
+  if (limits.seconds)
+    alarm(limits.seconds);
+}
+
+/// The child's work, its refusal as data, serialized.
+std::string childResult(
+    llvm::function_ref<llvm::Expected<std::string>(MLIRContext &)> work) {
+  MLIRContext context(harnessRegistry(), MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);
+  RefusalSink sink(&context);
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    if (!diagnostics.empty())
+      diagnostics += "\n";
+    diagnostics += locationText(diag.getLocation()) + ": " + diag.str();
+    for (const Diagnostic &note : diag.getNotes())
+      diagnostics += "\n" + locationText(note.getLocation()) +
+                     ": note: " + note.str();
+    return success();
+  });
+  llvm::Expected<std::string> result = work(context);
+  json::Object out;
+  if (result) {
+    out["ok"] = true;
+    out["text"] = std::move(*result);
+  } else {
+    Refusal refusal = toRefusal(result.takeError());
+    // The refusal that decided the failure is the one reported by the
+    // transform or verifier, when there is one; else the diagnostics say
+    // what went wrong.
+    if (sink.first() && refusal.code != RefusalCode::resource_limit)
+      refusal = *sink.first();
+    else if (!diagnostics.empty())
+      refusal.message += ":\n" + diagnostics;
+    out["ok"] = false;
+    out["refusal"] = refusal.toJSON();
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(std::move(out));
+  return text;
+}
+} // namespace
+
+DialectRegistry &mlir::tirx::harnessRegistry() {
+  static DialectRegistry registry = [] {
+    DialectRegistry r;
+    registerTIRxToolDialects(r);
+    // Scripts under the open policy may run registered passes by name.
+    registerAllPasses();
+    registerAllTIRxPasses();
+    return r;
+  }();
+  return registry;
+}
+
+llvm::Expected<std::string> mlir::tirx::runIsolated(
+    llvm::function_ref<llvm::Expected<std::string>(MLIRContext &)> work,
+    const ChildLimits &limits) {
+  if (std::getenv("TIRX_DEBUG_NO_FORK")) { // for debuggers only
+    MLIRContext context(harnessRegistry(), MLIRContext::Threading::DISABLED);
+    return work(context);
+  }
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return refuse(RefusalCode::internal,
+                  std::string("pipe() failed: ") + strerror(errno));
+  llvm::outs().flush();
+  llvm::errs().flush();
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return refuse(RefusalCode::internal,
+                  std::string("fork() failed: ") + strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    enterChild(limits, parent);
+    _exit(writeAll(fds[1], childResult(work)) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    text.append(buffer, size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+    return refuse(RefusalCode::resource_limit,
+                  "the MLIR process ran past its wall-time limit of " +
+                      std::to_string(limits.seconds) + " s; no version was made",
+                  "a smaller step (e.g. a smaller unroll factor), or a larger "
+                  "limit if the work is legitimate");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryExit)
+    return refuse(RefusalCode::resource_limit,
+                  "the MLIR process ran out of its address-space limit of " +
+                      std::to_string(limits.addressSpaceBytes >> 20) +
+                      " MiB; no version was made",
+                  "a smaller step (e.g. a smaller unroll factor), or a larger "
+                  "limit if the work is legitimate");
+  if (WIFSIGNALED(status))
+    return refuse(RefusalCode::interpreter_crashed,
+                  std::string("the MLIR process died of signal ") +
+                      strsignal(WTERMSIG(status)) +
+                      " (Debian's LLVM has no assertions: bad input can crash "
+                      "upstream code); no version was made");
+  auto parsed = json::parse(text);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return refuse(RefusalCode::internal, "the MLIR process left no result");
+  }
+  const json::Object *o = parsed->getAsObject();
+  if (o && o->getBoolean("ok").value_or(false))
+    return o->getString("text").value_or("").str();
+  std::optional<Refusal> refusal =
+      o && o->get("refusal") ? Refusal::fromJSON(*o->get("refusal"))
+                             : std::nullopt;
+  if (!refusal)
+    return refuse(RefusalCode::internal, "the MLIR process left no result");
+  return refuse(std::move(*refusal));
+}

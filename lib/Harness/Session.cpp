@@ -1,0 +1,1283 @@
+//===- Session.cpp - the harness as a library -------------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The parent only reads and appends under the workspace lock; anything that
+// parses or transforms IR runs in an isolated child (Isolation.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Harness/Session.h"
+#include "Isolation.h"
+
+#include "tirx/Analysis/Structure.h"
+#include "tirx/Dialect/TIRx/IR/TIRxOps.h"
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/Files.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <map>
+
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::tirx;
+namespace json = llvm::json;
+namespace rt = ::tirx::runtime;
+using llvm::Expected;
+
+namespace {
+//===----------------------------------------------------------------------===//
+// MLIR work (in the child)
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> parseModule(MLIRContext &ctx, const std::string &text,
+                                  const std::string &name) {
+  ParserConfig config(&ctx);
+  return parseSourceString<ModuleOp>(text, config, name);
+}
+
+/// Parses and verifies a payload; returns its canonical text.
+Expected<std::string> canonicalize(MLIRContext &ctx, const std::string &text,
+                                   const std::string &name) {
+  OwningOpRef<ModuleOp> module = parseModule(ctx, text, name);
+  if (!module)
+    return refuse(RefusalCode::parse_error, name + " does not parse as MLIR");
+  if (failed(verify(*module)))
+    return refuse(RefusalCode::verify_error, name + " does not verify");
+  return canonicalText(*module);
+}
+
+/// The payload ops an action targets.
+struct ActionTarget {
+  std::string op;
+  std::optional<int64_t> index;
+};
+
+/// An action's target must exist before its script runs: an empty match
+/// would change nothing, an index past the ops would fail deep in the
+/// interpreter.
+llvm::Error checkTarget(ModuleOp payload, const std::string &payloadName,
+                        const ActionTarget &target) {
+  int64_t count = 0;
+  payload->walk([&](Operation *op) {
+    count += op->getName().getStringRef() == target.op;
+  });
+  if (count == 0)
+    return refuse(RefusalCode::no_such_target,
+                  payloadName + " has no " + target.op + " op",
+                  "target an op the payload has (tirx view " + payloadName +
+                      " shows its loops and ops)");
+  if (target.index && *target.index >= count)
+    return refuse(RefusalCode::no_such_target,
+                  "target.index " + std::to_string(*target.index) + ", but " +
+                      payloadName + " has " + std::to_string(count) + " " +
+                      target.op + " op" + (count == 1 ? "" : "s"),
+                  "use an index from 0 to " + std::to_string(count - 1));
+  return llvm::Error::success();
+}
+
+/// Applies `script` to `payload` (texts); returns the canonical result.
+Expected<std::string> applyScriptText(MLIRContext &ctx,
+                                      const std::string &payloadText,
+                                      const std::string &payloadName,
+                                      const std::string &scriptText,
+                                      const std::string &scriptName,
+                                      ScriptPolicy policy,
+                                      std::optional<ActionTarget> target) {
+  OwningOpRef<ModuleOp> payload = parseModule(ctx, payloadText, payloadName);
+  if (!payload)
+    return refuse(RefusalCode::parse_error, payloadName + " does not parse");
+  OwningOpRef<ModuleOp> script = parseModule(ctx, scriptText, scriptName);
+  if (!script)
+    return refuse(RefusalCode::script_invalid,
+                  scriptName + " does not parse as MLIR");
+  if (!(*script)->hasAttr(
+          transform::TransformDialect::kWithNamedSequenceAttrName))
+    return refuse(RefusalCode::script_invalid,
+                  scriptName + ": the script module needs the attribute "
+                               "transform.with_named_sequence");
+  if (llvm::Error e = checkScriptPolicy(*script, policy))
+    return std::move(e);
+  if (target)
+    if (llvm::Error e = checkTarget(*payload, payloadName, *target))
+      return std::move(e);
+  // The interpreter pass loads the dialects transforms generate ops of
+  // (vector, ub, gpu, ...) before it runs; running the interpreter
+  // directly, so must we, or new ops would be of unloaded dialects.
+  ctx.loadAllAvailableDialects();
+  transform::TransformOpInterface entry =
+      transform::detail::findTransformEntryPoint(
+          script.get(), *script,
+          transform::TransformDialect::kTransformEntryPointSymbolName);
+  if (!entry)
+    return refuse(RefusalCode::script_invalid,
+                  scriptName +
+                      " has no transform.named_sequence @__transform_main");
+  if (failed(transform::applyTransformNamedSequence(
+          payload.get(), entry, *script, transform::TransformOptions())))
+    return refuse(RefusalCode::script_failed,
+                  "the transform script failed on " + payloadName);
+  if (failed(verify(*payload)))
+    return refuse(RefusalCode::verify_error,
+                  "the transformed payload does not verify");
+  // Every access a kernel of the result makes must be proven in bounds.
+  PassManager bounds(&ctx);
+  bounds.addPass(createTIRxCheckBounds());
+  if (failed(bounds.run(*payload)))
+    return refuse(RefusalCode::unsafe_bounds,
+                  "the result has an access that cannot be proven in bounds");
+  return canonicalText(*payload);
+}
+
+/// Lowers `text` and writes its bundle into `dir`; maps it first when it is
+/// an unscheduled seed (the reference).
+llvm::Error exportBundle(MLIRContext &ctx, const std::string &text,
+                         const std::string &name, const std::string &dir,
+                         const std::string &chip) {
+  OwningOpRef<ModuleOp> module = parseModule(ctx, text, name);
+  if (!module)
+    return refuse(RefusalCode::parse_error, name + " does not parse");
+  bool mapped = module
+                    ->walk([](Operation *op) {
+                      return isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op)
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    })
+                    .wasInterrupted();
+  PassManager pm(&ctx);
+  if (!mapped)
+    pm.addPass(createTIRxMapReference());
+  TIRxExportBundleOptions options;
+  options.dir = dir;
+  options.chip = chip;
+  options.irVersion = name;
+  pm.addPass(createTIRxExportBundle(options));
+  if (failed(pm.run(*module)))
+    return refuse(RefusalCode::compile_error, "lowering " + name + " failed");
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Versions and requests
+//===----------------------------------------------------------------------===//
+
+llvm::Error damaged(const std::string &reason) {
+  return refuse(RefusalCode::workspace_damaged, reason);
+}
+
+json::Object entryJSON(const VersionEntry &e, const std::string &head) {
+  json::Object o = e.toJSON();
+  o["head"] = e.id == head;
+  return o;
+}
+
+std::string shortDigest(const std::string &digest) {
+  return digest.substr(std::strlen("sha256:"), 12);
+}
+
+/// Reads the index; a damaged one is refused.
+Expected<std::vector<VersionEntry>> readEntries(const Workspace &ws) {
+  std::vector<VersionEntry> entries;
+  std::string error;
+  if (!ws.readIndex(entries, error))
+    return damaged(error);
+  return entries;
+}
+
+/// The entry named `id`.
+Expected<VersionEntry> findEntry(const std::vector<VersionEntry> &entries,
+                                 const std::string &id) {
+  std::string error;
+  const VersionEntry *e = Workspace::find(entries, id, error);
+  if (!e)
+    return refuse(RefusalCode::unknown_version, error,
+                  "tirx log lists the versions");
+  return *e;
+}
+
+/// Version `id` and its text (index checked, object digest verified).
+Expected<std::pair<VersionEntry, std::string>>
+loadVersion(const Workspace &ws, const std::string &id) {
+  Expected<std::vector<VersionEntry>> entries = readEntries(ws);
+  if (!entries)
+    return entries.takeError();
+  Expected<VersionEntry> e = findEntry(*entries, id);
+  if (!e)
+    return e.takeError();
+  std::string text, error;
+  if (!ws.readObject(e->digest, text, error))
+    return damaged(error);
+  return std::make_pair(*e, text);
+}
+
+/// Commits `text` as a new version under the lock the caller holds: writes
+/// the object, appends the index line and the request record.
+Expected<Result> commitVersion(const Workspace &ws,
+                               std::vector<VersionEntry> &entries,
+                               VersionEntry entry, const std::string &text,
+                               const std::string &signature) {
+  std::string error;
+  if (!ws.writeObject(text, entry.digest, error))
+    return damaged(error);
+  entry.id = "v" + std::to_string(entries.size() + 1);
+  entry.time = nowUtc();
+  if (!ws.appendVersion(entry, error))
+    return refuse(RefusalCode::io_error, error);
+  if (!signature.empty() &&
+      !ws.appendRequest({signature, "accepted", entry.id, "", ""}, error))
+    return refuse(RefusalCode::io_error, error);
+  entries.push_back(entry);
+  Result out;
+  out.version = entry.id;
+  out.data = json::Object{{"version", entryJSON(entry, ws.head())}};
+  out.text = entry.id + " " + shortDigest(entry.digest) + " (" + entry.kind +
+             (entry.parent.empty() ? "" : " from " + entry.parent) + ")\n";
+  return out;
+}
+
+const RequestRecord *findRequest(const std::vector<RequestRecord> &records,
+                                 const std::string &signature) {
+  for (const RequestRecord &r : records)
+    if (r.signature == signature)
+      return &r;
+  return nullptr;
+}
+
+/// The earlier outcome of a repeated request.
+Expected<Result> repeated(const RequestRecord &r,
+                          const std::vector<VersionEntry> &entries,
+                          const std::string &head) {
+  if (r.outcome == "accepted") {
+    const VersionEntry *e = nullptr;
+    for (const VersionEntry &entry : entries)
+      if (entry.id == r.version)
+        e = &entry;
+    if (!e)
+      return damaged("requests.jsonl names " + r.version +
+                     ", which the index does not have");
+    Result out;
+    out.version = r.version;
+    out.data = json::Object{{"version", entryJSON(*e, head)},
+                            {"deduplicated", true}};
+    out.text = r.version + " (the same request was made before: its "
+                           "earlier result, nothing re-run)\n";
+    return out;
+  }
+  Refusal refusal(codeNamed(r.code).value_or(RefusalCode::internal),
+                  r.reason + " (refused before: the earlier refusal, nothing "
+                             "re-run)",
+                  r.hint);
+  refusal.payloadOp = r.payloadOp;
+  refusal.location = r.payloadLoc;
+  refusal.details["deduplicated"] = true;
+  return refuse(std::move(refusal));
+}
+
+/// tirx-run beside this program, else on PATH.
+std::string findRunner() {
+  std::string self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  llvm::SmallString<256> beside(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(beside, "tirx-run");
+  if (llvm::sys::fs::can_execute(beside))
+    return beside.str().str();
+  if (auto onPath = llvm::sys::findProgramByName("tirx-run"))
+    return *onPath;
+  return "";
+}
+
+std::string jsonText(json::Value value, bool pretty = false) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (pretty)
+    os << llvm::formatv("{0:2}", value) << "\n";
+  else
+    os << value;
+  return text;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Session
+//===----------------------------------------------------------------------===//
+
+int mlir::tirx::exitStatusOf(const Refusal &refusal) {
+  switch (refusal.kind()) {
+  case RefusalKind::Usage:
+    return 2;
+  case RefusalKind::Damaged:
+    return 3;
+  case RefusalKind::Limit:
+    return 4;
+  case RefusalKind::Refused:
+    break;
+  }
+  return 1;
+}
+
+Expected<Session> Session::open(const std::string &dir, Identity who) {
+  std::string error;
+  std::optional<Workspace> ws = Workspace::open(dir, error);
+  if (!ws)
+    return refuse(RefusalCode::no_workspace, error,
+                  "tirx init PAYLOAD.mlir --workspace DIR makes one");
+  return Session(std::move(*ws), std::move(who));
+}
+
+Expected<Initialized> Session::init(const std::string &dir,
+                                const std::string &payloadText,
+                                const std::string &name,
+                                const InitOptions &options, Identity who) {
+  ChildLimits limits;
+  Expected<std::string> canonical = runIsolated(
+      [&](MLIRContext &ctx) { return canonicalize(ctx, payloadText, name); },
+      limits);
+  if (!canonical)
+    return canonical.takeError();
+  std::string error;
+  std::optional<Workspace> ws =
+      Workspace::create(dir, options.target, options.task, error);
+  if (!ws) {
+    llvm::Error exists = refuse(RefusalCode::workspace_exists, error);
+    // A workspace already there gets the refused request's audit line.
+    if (Expected<Session> there = open(dir, who))
+      return there->recordRefusal("init", json::Object{{"payload", name}},
+                                  std::move(exists));
+    else
+      llvm::consumeError(there.takeError());
+    return exists;
+  }
+  Session session(std::move(*ws), std::move(who));
+  // The init request is audited like any other, once the workspace exists.
+  Expected<Result> made = session.audited(
+      "init", json::Object{{"payload", name}, {"target", options.target}},
+      [&]() -> Expected<Result> {
+        Workspace::Lock lock = session.ws.lock(error);
+        if (!lock.held())
+          return refuse(RefusalCode::io_error, error);
+        std::vector<VersionEntry> entries;
+        VersionEntry e;
+        e.kind = "init";
+        e.message = options.message.empty() ? "seed: " + name : options.message;
+        e.actor = session.who.actor;
+        e.session = session.who.session;
+        Expected<Result> out =
+            commitVersion(session.ws, entries, e, *canonical, "");
+        if (out && !session.ws.setHead(out->version, error))
+          return refuse(RefusalCode::io_error, error);
+        return out;
+      });
+  if (!made)
+    return made.takeError();
+  return Initialized{std::move(session), std::move(*made)};
+}
+
+Expected<Result>
+Session::audited(llvm::StringRef command, json::Object args,
+                 llvm::function_ref<Expected<Result>()> body) {
+  auto started = std::chrono::steady_clock::now();
+  ++requests;
+  Expected<Result> out = body();
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - started)
+                  .count();
+  json::Object line{{"time", nowUtc()},
+                    {"actor", who.actor},
+                    {"session", who.session},
+                    {"command", command},
+                    {"args", std::move(args)},
+                    {"outcome", out ? "accepted" : "rejected"},
+                    {"duration_ms", ms}};
+  std::optional<Refusal> refusal;
+  if (out) {
+    if (!out->version.empty())
+      line["version"] = out->version;
+    if (out->data.get("deduplicated"))
+      line["deduplicated"] = true;
+  } else {
+    refusal = toRefusal(out.takeError());
+    line["code"] = codeName(refusal->code);
+    line["reason"] = refusal->message;
+    if (!refusal->hint.empty())
+      line["hint"] = refusal->hint;
+    if (!refusal->payloadOp.empty())
+      line["payload_op"] = refusal->payloadOp;
+    if (refusal->details.get("deduplicated"))
+      line["deduplicated"] = true;
+  }
+  std::string error;
+  Workspace::Lock lock = ws.lock(error);
+  bool written = lock.held() && ws.appendAudit(line, error);
+  if (refusal)
+    return refuse(std::move(*refusal));
+  if (!written)
+    return refuse(RefusalCode::io_error,
+                  "the request was done but its audit line could not be "
+                  "written: " + error);
+  return out;
+}
+
+llvm::Error Session::recordRefusal(llvm::StringRef command,
+                                   json::Object args, llvm::Error error) {
+  Expected<Result> out =
+      audited(command, std::move(args),
+              [&]() -> Expected<Result> { return std::move(error); });
+  return out ? llvm::Error::success() : out.takeError();
+}
+
+Expected<Result> Session::commit(const std::string &parentId,
+                                 const std::string &payloadText,
+                                 const std::string &name,
+                                 const std::string &message) {
+  return audited(
+      "commit", json::Object{{"parent", parentId}, {"payload", name}},
+      [&]() -> Expected<Result> {
+        Expected<std::vector<VersionEntry>> entries = readEntries(ws);
+        if (!entries)
+          return entries.takeError();
+        Expected<VersionEntry> parent = findEntry(*entries, parentId);
+        if (!parent)
+          return parent.takeError();
+        Expected<std::string> canonical = runIsolated(
+            [&](MLIRContext &ctx) {
+              return canonicalize(ctx, payloadText, name);
+            },
+            childLimits);
+        if (!canonical)
+          return canonical.takeError();
+        std::string error;
+        Workspace::Lock lock = ws.lock(error);
+        if (!lock.held())
+          return refuse(RefusalCode::io_error, error);
+        entries = readEntries(ws);
+        if (!entries)
+          return entries.takeError();
+        if (digestOf(*canonical) == parent->digest)
+          return refuse(RefusalCode::no_change,
+                        name + " is the same payload as " + parent->id);
+        VersionEntry e;
+        e.parent = parent->id;
+        e.kind = "commit";
+        e.message = message.empty() ? "commit " + name : message;
+        e.actor = who.actor;
+        e.session = who.session;
+        return commitVersion(ws, *entries, e, *canonical, "");
+      });
+}
+
+Expected<Result> Session::applyLocked(const std::string &parentId,
+                                      const std::string &scriptText,
+                                      const std::string &scriptName,
+                                      const std::string &message,
+                                      const ApplyOptions &options,
+                                      const ActionScript *action) {
+  std::string error;
+  std::vector<VersionEntry> entries;
+  std::vector<RequestRecord> requests;
+  {
+    // The index and the requests, read under one lock: a writer between
+    // the two reads would leave a request naming a version not yet seen.
+    Workspace::Lock reading = ws.lock(error, /*shared=*/true);
+    if (!reading.held())
+      return refuse(RefusalCode::io_error, error);
+    if (!ws.readIndex(entries, error) || !ws.readRequests(requests, error))
+      return damaged(error);
+  }
+  Expected<VersionEntry> parent = findEntry(entries, parentId);
+  if (!parent)
+    return parent.takeError();
+  std::string scriptDigest = digestOf(scriptText);
+  // The policy is part of the request: the same script may be refused
+  // under strict and run under open.
+  std::string signature =
+      parent->digest + " " + scriptDigest +
+      (options.policy == ScriptPolicy::Open ? " open" : "");
+  if (const RequestRecord *earlier = findRequest(requests, signature))
+    return repeated(*earlier, entries, ws.head());
+
+  std::string parentText;
+  if (!ws.readObject(parent->digest, parentText, error))
+    return damaged(error);
+  std::optional<ActionTarget> target;
+  if (action)
+    target = ActionTarget{action->targetOp, action->targetIndex};
+  Expected<std::string> result = runIsolated(
+      [&](MLIRContext &ctx) {
+        return applyScriptText(ctx, parentText, parent->id, scriptText,
+                               scriptName, options.policy, target);
+      },
+      childLimits);
+
+  Workspace::Lock lock = ws.lock(error);
+  if (!lock.held())
+    return refuse(RefusalCode::io_error, error);
+  if (!ws.readIndex(entries, error) || !ws.readRequests(requests, error))
+    return damaged(error);
+  // Another writer may have made the same request meanwhile.
+  if (const RequestRecord *earlier = findRequest(requests, signature)) {
+    if (!result)
+      llvm::consumeError(result.takeError());
+    return repeated(*earlier, entries, ws.head());
+  }
+  if (result && digestOf(*result) == parent->digest)
+    result = refuse(RefusalCode::no_change,
+                    "the script did not change " + parent->id);
+  if (!result) {
+    Refusal refusal = toRefusal(result.takeError());
+    // A limit hit says nothing about the request: it is not remembered.
+    if (refusal.kind() != RefusalKind::Limit &&
+        !ws.appendRequest({signature, "rejected", "", std::string(codeName(refusal.code)),
+                           refusal.message, refusal.hint, refusal.payloadOp,
+                           refusal.location},
+                          error))
+      return refuse(RefusalCode::io_error, error);
+    return refuse(std::move(refusal));
+  }
+  std::string stored;
+  if (!ws.writeObject(scriptText, stored, error))
+    return damaged(error);
+  VersionEntry e;
+  e.parent = parent->id;
+  e.kind = "apply";
+  e.script = scriptDigest;
+  e.action = action ? action->canonical : "";
+  e.message = message;
+  e.actor = who.actor;
+  e.session = who.session;
+  return commitVersion(ws, entries, e, *result, signature);
+}
+
+Expected<Result> Session::applyScript(const std::string &version,
+                                      const std::string &scriptText,
+                                      const std::string &scriptName,
+                                      const ApplyOptions &options) {
+  return audited("apply",
+                 json::Object{{"version", version},
+                              {"script", scriptName},
+                              {"policy", policyName(options.policy)}},
+                 [&]() {
+                   return applyLocked(version, scriptText, scriptName,
+                                      options.message.empty()
+                                          ? "apply " + scriptName
+                                          : options.message,
+                                      options, nullptr);
+                 });
+}
+
+namespace {
+/// An action's script, built in a context of the harness's registry.
+Expected<ActionScript> scriptOf(const json::Value &action) {
+  MLIRContext ctx(harnessRegistry(), MLIRContext::Threading::DISABLED);
+  ctx.printOpOnDiagnostic(false);
+  return buildActionScript(ctx, action);
+}
+} // namespace
+
+Expected<Result> Session::applyAction(const std::string &version,
+                                      const json::Value &action,
+                                      const ApplyOptions &options) {
+  return audited(
+      "apply", json::Object{{"version", version}, {"action", action}},
+      [&]() -> Expected<Result> {
+        Expected<ActionScript> script = scriptOf(action);
+        if (!script)
+          return script.takeError();
+        return applyLocked(version, script->script, "action",
+                           options.message.empty()
+                               ? "action " + script->canonical
+                               : options.message,
+                           options, &*script);
+      });
+}
+
+Expected<Result> Session::applyRecipe(const std::string &version,
+                                      const json::Value &recipe,
+                                      const std::string &name,
+                                      const ApplyOptions &options) {
+  return audited(
+      "apply", json::Object{{"version", version}, {"recipe", name}},
+      [&]() -> Expected<Result> {
+        const json::Array *steps = recipe.getAsArray();
+        if (!steps)
+          return refuse(RefusalCode::bad_action,
+                        name + ": a recipe is a JSON array of actions");
+        if (llvm::Error e = checkRecipeOrder(*steps))
+          return std::move(e);
+        std::string at = version;
+        Result last;
+        json::Array versions;
+        std::string text;
+        for (const json::Value &step : *steps) {
+          auto stageRefusal = [&](llvm::Error error) {
+            Refusal r = toRefusal(std::move(error));
+            r.message = "stage " + std::to_string(versions.size()) + ": " +
+                        r.message;
+            r.details["versions"] = json::Array(versions);
+            return refuse(std::move(r));
+          };
+          Expected<ActionScript> script = scriptOf(step);
+          if (!script)
+            return stageRefusal(script.takeError());
+          Expected<Result> made =
+              applyLocked(at, script->script, "action",
+                          "recipe " + name + ": " + script->canonical,
+                          options, &*script);
+          if (!made)
+            return stageRefusal(made.takeError());
+          last = std::move(*made);
+          versions.push_back(last.version);
+          text += last.text;
+          at = last.version;
+        }
+        last.text = text;
+        last.data["versions"] = std::move(versions);
+        return std::move(last);
+      });
+}
+
+Expected<Result> Session::log() {
+  return audited("log", json::Object{}, [&]() -> Expected<Result> {
+    Expected<std::vector<VersionEntry>> entries = readEntries(ws);
+    if (!entries)
+      return entries.takeError();
+    std::string head = ws.head();
+    Result out;
+    json::Array list;
+    std::map<std::string, std::vector<const VersionEntry *>> children;
+    for (const VersionEntry &e : *entries) {
+      list.push_back(entryJSON(e, head));
+      children[e.parent].push_back(&e);
+    }
+    out.data = json::Object{{"head", head}, {"versions", std::move(list)}};
+    std::function<void(const VersionEntry &, const std::string &, bool, bool)>
+        print = [&](const VersionEntry &e, const std::string &prefix,
+                    bool last, bool root) {
+          out.text += prefix + (root ? "" : last ? "└─ " : "├─ ") + e.id +
+                      "  " + shortDigest(e.digest) + "  " + e.kind + ": " +
+                      e.message + (e.id == head ? "  [HEAD]" : "") + "\n";
+          const auto &kids = children[e.id];
+          for (size_t i = 0; i < kids.size(); ++i)
+            print(*kids[i], prefix + (root ? "" : last ? "   " : "│  "),
+                  i + 1 == kids.size(), false);
+        };
+    for (const VersionEntry *root : children[""])
+      print(*root, "", true, true);
+    return out;
+  });
+}
+
+Expected<Result> Session::show(const std::string &version) {
+  return audited("show", json::Object{{"version", version}},
+                 [&]() -> Expected<Result> {
+                   auto loaded = loadVersion(ws, version);
+                   if (!loaded)
+                     return loaded.takeError();
+                   Result out;
+                   out.version = loaded->first.id;
+                   out.text = loaded->second;
+                   out.data = json::Object{
+                       {"version", entryJSON(loaded->first, ws.head())},
+                       {"ir", loaded->second}};
+                   return out;
+                 });
+}
+
+Expected<Result> Session::diff(const std::string &from,
+                               const std::string &to) {
+  return audited(
+      "diff", json::Object{{"from", from}, {"to", to}},
+      [&]() -> Expected<Result> {
+        auto a = loadVersion(ws, from);
+        if (!a)
+          return a.takeError();
+        auto b = loadVersion(ws, to);
+        if (!b)
+          return b.takeError();
+        const std::string &ida = a->first.id, &idb = b->first.id;
+        // The structural summary is computed in the child: the texts are
+        // verified objects, but parsing them is still MLIR work.
+        Expected<std::string> summaryText = runIsolated(
+            [&](MLIRContext &ctx) -> Expected<std::string> {
+              OwningOpRef<ModuleOp> ma = parseModule(ctx, a->second, ida);
+              OwningOpRef<ModuleOp> mb = parseModule(ctx, b->second, idb);
+              json::Array lines;
+              if (ma && mb)
+                for (const std::string &line : describeChanges(
+                         summarizeStructure(*ma), summarizeStructure(*mb)))
+                  lines.push_back(line);
+              else
+                lines.push_back("(structure unknown: a version does not "
+                                "parse)");
+              return jsonText(std::move(lines));
+            },
+            childLimits);
+        if (!summaryText)
+          return summaryText.takeError();
+        auto parsed = json::parse(*summaryText);
+        if (!parsed)
+          return parsed.takeError();
+        json::Array summary = *parsed->getAsArray();
+        std::string unified = unifiedDiff(a->second, b->second, ida, idb);
+        Result out;
+        out.text = "structure " + ida + " -> " + idb + ":\n";
+        for (const json::Value &line : summary)
+          out.text += "  " + line.getAsString().value_or("").str() + "\n";
+        if (summary.empty())
+          out.text += "  (no structural change)\n";
+        out.text += unified;
+        out.data = json::Object{{"from", ida},
+                                {"to", idb},
+                                {"summary", std::move(summary)},
+                                {"unified", unified}};
+        return out;
+      });
+}
+
+Expected<Result> Session::checkout(const std::string &version) {
+  return audited("checkout", json::Object{{"version", version}},
+                 [&]() -> Expected<Result> {
+                   std::string error;
+                   Workspace::Lock lock = ws.lock(error);
+                   if (!lock.held())
+                     return refuse(RefusalCode::io_error, error);
+                   auto entries = readEntries(ws);
+                   if (!entries)
+                     return entries.takeError();
+                   Expected<VersionEntry> e = findEntry(*entries, version);
+                   if (!e)
+                     return e.takeError();
+                   if (!ws.setHead(e->id, error))
+                     return refuse(RefusalCode::io_error, error);
+                   Result out;
+                   out.version = e->id;
+                   out.text = "HEAD is now " + e->id + "\n";
+                   out.data = json::Object{{"head", e->id}};
+                   return out;
+                 });
+}
+
+Expected<Result> Session::view(const std::string &version,
+                               const std::string &what,
+                               const std::string &deviceProfile) {
+  return audited(
+      "view", json::Object{{"version", version}, {"what", what}},
+      [&]() -> Expected<Result> {
+        auto loaded = loadVersion(ws, version);
+        if (!loaded)
+          return loaded.takeError();
+        std::string id = loaded->first.id;
+        std::string bundle = ws.path("bundles/" + id);
+        bool compiled = llvm::sys::fs::exists(bundle + "/manifest.json");
+        std::string chip = ws.target().empty() ? "sm_90" : ws.target();
+        // The view pass writes its JSON to a file: one inside the
+        // workspace, private to this request.
+        std::string dir = ws.path("tmp");
+        llvm::sys::fs::create_directories(dir);
+        llvm::SmallString<128> path;
+        int fd;
+        if (llvm::sys::fs::createUniqueFile(dir + "/view-%%%%%%%%.json", fd,
+                                            path, llvm::sys::fs::OF_None,
+                                            0600))
+          return refuse(RefusalCode::io_error,
+                        "cannot create a file in " + dir);
+        ::close(fd);
+        std::string output = path.str().str();
+        Expected<std::string> r = runIsolated(
+            [&](MLIRContext &ctx) -> Expected<std::string> {
+              OwningOpRef<ModuleOp> module =
+                  parseModule(ctx, loaded->second, id);
+              if (!module)
+                return refuse(RefusalCode::parse_error, id + " does not parse");
+              TIRxViewOptions options;
+              options.what = what;
+              options.chip = chip;
+              options.device = deviceProfile;
+              options.bundle = compiled ? bundle : "";
+              options.output = output;
+              PassManager pm(&ctx);
+              pm.addPass(createTIRxView(options));
+              if (failed(pm.run(*module)))
+                return refuse(RefusalCode::view_failed,
+                              "the view could not be built");
+              std::string json, error;
+              if (!rt::readFile(output, json, error))
+                return refuse(RefusalCode::view_failed, error);
+              return json;
+            },
+            childLimits);
+        std::remove(output.c_str());
+        if (!r)
+          return r.takeError();
+        auto parsed = json::parse(*r);
+        if (!parsed || !parsed->getAsObject()) {
+          if (!parsed)
+            llvm::consumeError(parsed.takeError());
+          return refuse(RefusalCode::internal, "the view is not JSON");
+        }
+        Result out;
+        out.version = id;
+        const json::Object &view = *parsed->getAsObject();
+        out.text = what == "summary" ? view.getString("text").value_or("").str()
+                                     : *r;
+        out.data = json::Object{{"version", id}, {"view", json::Object(view)}};
+        return out;
+      });
+}
+
+Expected<Result> Session::run(const std::string &version,
+                              const RunOptions &options) {
+  json::Object args{{"version", version}};
+  if (!options.reference.empty())
+    args["reference"] = options.reference;
+  return audited("run", std::move(args), [&]() -> Expected<Result> {
+    auto entries = readEntries(ws);
+    if (!entries)
+      return entries.takeError();
+    Expected<VersionEntry> v = findEntry(*entries, version);
+    if (!v)
+      return v.takeError();
+    // The reference: the root of the version's chain (its seed), unless
+    // named.
+    std::string refId = options.reference;
+    if (refId.empty()) {
+      VersionEntry at = *v;
+      while (!at.parent.empty()) {
+        Expected<VersionEntry> up = findEntry(*entries, at.parent);
+        if (!up)
+          return up.takeError();
+        at = *up;
+      }
+      refId = at.id;
+    }
+    Expected<VersionEntry> reference = findEntry(*entries, refId);
+    if (!reference)
+      return reference.takeError();
+    std::string text, refText, error;
+    if (!ws.readObject(v->digest, text, error) ||
+        !ws.readObject(reference->digest, refText, error))
+      return damaged(error);
+    std::string bundle = ws.path("bundles/" + v->id);
+    std::string refBundle = ws.path("bundles/" + reference->id + "-reference");
+    std::string feedbackFile = ws.path("feedback/" + v->id + ".json");
+    llvm::sys::fs::create_directories(ws.path("feedback"));
+    std::string chip = ws.target().empty() ? "sm_90" : ws.target();
+
+    Expected<std::string> lowered = runIsolated(
+        [&](MLIRContext &ctx) -> Expected<std::string> {
+          if (llvm::Error e = exportBundle(ctx, text, v->id, bundle, chip))
+            return std::move(e);
+          if (llvm::Error e =
+                  exportBundle(ctx, refText, reference->id, refBundle, chip))
+            return std::move(e);
+          return std::string();
+        },
+        childLimits);
+    if (!lowered) {
+      // A version that does not compile is feedback too.
+      Refusal refusal = toRefusal(lowered.takeError());
+      rt::Feedback f;
+      f.irVersion = v->id;
+      f.compileStatus = "error";
+      f.error = refusal.message;
+      rt::writeFileAtomically(feedbackFile, rt::serializeFeedback(f), error);
+      refusal.details["feedback"] = feedbackFile;
+      return refuse(std::move(refusal));
+    }
+
+    std::string runner = options.runner.empty() ? findRunner() : options.runner;
+    if (runner.empty())
+      return refuse(RefusalCode::no_runner,
+                    "tirx-run was found neither beside tirx nor on PATH");
+    std::vector<std::string> argv = {runner, bundle, "--reference", refBundle,
+                                     "-o", feedbackFile, "--ir-version",
+                                     v->id};
+    auto flag = [&](const char *name, const std::optional<int64_t> &value) {
+      if (value) {
+        argv.push_back(name);
+        argv.push_back(std::to_string(*value));
+      }
+    };
+    flag("--timeout", options.timeout);
+    flag("--samples", options.samples);
+    flag("--seed", options.seed);
+    flag("--inputs", options.inputs);
+    llvm::SmallVector<llvm::StringRef> argRefs(argv.begin(), argv.end());
+    std::string message;
+    std::remove(feedbackFile.c_str());
+    int status = llvm::sys::ExecuteAndWait(runner, argRefs, std::nullopt, {},
+                                           0, 0, &message);
+    std::string feedbackText;
+    if (!rt::readFile(feedbackFile, feedbackText, error))
+      return refuse(RefusalCode::runner_failed,
+                    "tirx-run exited with " + std::to_string(status) +
+                        (message.empty() ? "" : " (" + message + ")") +
+                        " and wrote no feedback");
+    rt::Feedback f;
+    rt::parseFeedback(feedbackText, f, error);
+    Result out;
+    out.version = v->id;
+    auto parsed = json::parse(feedbackText);
+    if (parsed && parsed->getAsObject())
+      out.data = json::Object{{"feedback", std::move(*parsed->getAsObject())}};
+    else if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    out.text =
+        v->id + ": compile " + f.compileStatus + ", launch " + f.launchStatus +
+        ", correctness " + f.correctness + " (reference: " + reference->id +
+        ")" +
+        (f.duration ? ", median " + std::to_string(f.duration->median) +
+                          " us over " + std::to_string(f.duration->count) +
+                          " samples"
+                    : "") +
+        (f.bottleneck != "unknown" ? ", bottleneck " + f.bottleneck : "") +
+        "\n  feedback: " + feedbackFile + "\n";
+    if (status == 0)
+      return out;
+    Refusal refusal;
+    if (status == 3) {
+      refusal = Refusal(RefusalCode::no_device,
+                        "no CUDA device here: the bundle is compiled and "
+                        "ready (" + bundle + ")");
+    } else {
+      refusal.code = f.launchStatus == "timeout" ? RefusalCode::launch_timeout
+                     : f.launchStatus != "ok"    ? RefusalCode::launch_error
+                                                 : RefusalCode::correctness_fail;
+      refusal.message = f.error.empty() ? f.correctnessDetail : f.error;
+    }
+    refusal.details = std::move(out.data);
+    refusal.details["text"] = out.text;
+    return refuse(std::move(refusal));
+  });
+}
+
+Expected<Result> Session::exportSession() {
+  return audited("export", json::Object{{"as", "session"}},
+                 [&]() -> Expected<Result> {
+    auto entries = readEntries(ws);
+    if (!entries)
+      return entries.takeError();
+    json::Array steps;
+    for (const VersionEntry &e : *entries) {
+      if (e.parent.empty())
+        continue;
+      json::Object step{{"from", e.parent}, {"to", e.id},
+                        {"kind", e.kind},   {"message", e.message},
+                        {"time", e.time},   {"actor", e.actor}};
+      if (!e.script.empty())
+        step["script"] = e.script;
+      if (!e.action.empty()) {
+        auto action = json::parse(e.action);
+        if (action)
+          step["action"] = std::move(*action);
+        else
+          llvm::consumeError(action.takeError());
+      }
+      // Feedback deltas, where both versions were measured.
+      std::string fa, fb, ignored;
+      if (rt::readFile(ws.path("feedback/" + e.parent + ".json"), fa,
+                       ignored) &&
+          rt::readFile(ws.path("feedback/" + e.id + ".json"), fb, ignored)) {
+        auto pa = json::parse(fa), pb = json::parse(fb);
+        if (pa && pb && pa->getAsObject() && pb->getAsObject()) {
+          json::Object delta;
+          for (const char *key : {"duration_us", "bandwidth_utilization"}) {
+            auto x = pa->getAsObject()->getNumber(key);
+            auto y = pb->getAsObject()->getNumber(key);
+            if (x && y)
+              delta[key] = *y - *x;
+          }
+          step["feedback_delta"] = std::move(delta);
+        }
+        if (!pa)
+          llvm::consumeError(pa.takeError());
+        if (!pb)
+          llvm::consumeError(pb.takeError());
+      }
+      steps.push_back(std::move(step));
+    }
+    json::Object session{
+        {"task", ws.task()},
+        {"target", ws.target()},
+        {"initial_ir_version", entries->empty() ? "" : entries->front().id},
+        {"final_ir_version", ws.head()},
+        {"versions", int64_t(entries->size())},
+        {"steps", std::move(steps)}};
+    Result out;
+    out.text = jsonText(json::Object(session), /*pretty=*/true);
+    out.data = json::Object{{"session", std::move(session)}};
+    return out;
+  });
+}
+
+namespace {
+/// The history as a tirx.session module (in the child).
+Expected<std::string> historyModule(MLIRContext &ctx, const Workspace &ws,
+                                    const std::vector<VersionEntry> &entries,
+                                    std::map<std::string, std::string> &payloads,
+                                    std::map<std::string, std::string> &scripts) {
+  ctx.getOrLoadDialect<TIRxDialect>(); // ops are created, not parsed, here
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  OwningOpRef<ModuleOp> top = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(top->getBody());
+  auto session = SessionOp::create(b, loc, b.getStringAttr("session"));
+  if (!ws.task().empty())
+    session->setAttr("task", b.getStringAttr(ws.task()));
+  session->setAttr("target", b.getStringAttr(ws.target()));
+  Block *body = new Block();
+  session.getBody().push_back(body);
+  b.setInsertionPointToEnd(body);
+  for (const VersionEntry &e : entries) {
+    OwningOpRef<ModuleOp> payload = parseModule(ctx, payloads[e.id], e.id);
+    if (!payload)
+      return refuse(RefusalCode::parse_error, e.id + " does not parse");
+    auto snapshot = SnapshotOp::create(
+        b, loc, b.getStringAttr(e.id),
+        e.parent.empty() ? FlatSymbolRefAttr()
+                         : FlatSymbolRefAttr::get(&ctx, e.parent),
+        b.getStringAttr(e.digest),
+        e.message.empty() ? StringAttr() : b.getStringAttr(e.message));
+    Block *inner = new Block();
+    snapshot.getBody().push_back(inner);
+    inner->push_back(payload.release());
+  }
+  for (const VersionEntry &e : entries) {
+    if (e.parent.empty())
+      continue;
+    StepOp::create(
+        b, loc, FlatSymbolRefAttr::get(&ctx, e.parent),
+        FlatSymbolRefAttr::get(&ctx, e.id),
+        b.getStringAttr(e.kind == "apply" ? "apply" : "commit"),
+        e.kind == "apply" ? b.getStringAttr(scripts[e.id]) : StringAttr(),
+        e.action.empty() ? StringAttr() : b.getStringAttr(e.action));
+  }
+  if (failed(verify(*top)))
+    return refuse(RefusalCode::verify_error, "the history does not verify");
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  top->print(os, OpPrintingFlags().enableDebugInfo(false));
+  return out;
+}
+
+/// One step to re-derive.
+struct ReplayStep {
+  std::string id, parentText, script, digest, kind;
+};
+
+/// Re-applies every step; a mismatch is a replay_mismatch refusal whose
+/// details list the steps.
+Expected<Result> replaySteps(const std::vector<ReplayStep> &steps,
+                             const ChildLimits &limits) {
+  Result out;
+  json::Array results;
+  int failedCount = 0, replayed = 0;
+  for (const ReplayStep &s : steps) {
+    std::string problem;
+    std::string status = "reproduced";
+    if (s.kind != "apply") {
+      status = "checked";
+    } else {
+      ++replayed;
+      Expected<std::string> r = runIsolated(
+          [&](MLIRContext &ctx) {
+            return applyScriptText(ctx, s.parentText, "parent of " + s.id,
+                                   s.script, "script of " + s.id,
+                                   ScriptPolicy::Open, std::nullopt);
+          },
+          limits);
+      if (!r) {
+        Refusal refusal = toRefusal(r.takeError());
+        problem = std::string(codeName(refusal.code)) + ": " + refusal.message;
+      } else if (digestOf(*r) != s.digest) {
+        problem = "digest mismatch: recorded " + s.digest +
+                  ", replay gives " + digestOf(*r);
+      }
+      if (!problem.empty()) {
+        status = "failed";
+        ++failedCount;
+      }
+    }
+    out.text += s.id + ": " + status +
+                (s.kind != "apply" ? " (a hand commit: digest checked, "
+                                     "nothing to re-derive)"
+                                   : "") +
+                (problem.empty() ? "" : ": " + problem) + "\n";
+    json::Object o{{"version", s.id}, {"status", status}};
+    if (!problem.empty())
+      o["problem"] = problem;
+    results.push_back(std::move(o));
+  }
+  out.text += std::to_string(replayed - failedCount) + " of " +
+              std::to_string(replayed) + " steps reproduced\n";
+  out.data = json::Object{{"steps", std::move(results)},
+                          {"reproduced", replayed - failedCount},
+                          {"failed", failedCount}};
+  if (!failedCount)
+    return out;
+  Refusal refusal(RefusalCode::replay_mismatch,
+                  std::to_string(failedCount) + " step(s) did not reproduce");
+  refusal.details = std::move(out.data);
+  refusal.details["text"] = out.text;
+  return refuse(std::move(refusal));
+}
+} // namespace
+
+Expected<Result> Session::exportHistory() {
+  return audited("export", json::Object{{"as", "mlir"}},
+                 [&]() -> Expected<Result> {
+    auto entries = readEntries(ws);
+    if (!entries)
+      return entries.takeError();
+    std::map<std::string, std::string> payloads, scripts;
+    std::string error;
+    for (const VersionEntry &e : *entries) {
+      if (!ws.readObject(e.digest, payloads[e.id], error))
+        return damaged(error);
+      if (!e.script.empty() && !ws.readObject(e.script, scripts[e.id], error))
+        return damaged(error);
+    }
+    Expected<std::string> text = runIsolated(
+        [&](MLIRContext &ctx) {
+          return historyModule(ctx, ws, *entries, payloads, scripts);
+        },
+        childLimits);
+    if (!text) {
+      Refusal r = toRefusal(text.takeError());
+      r.code = RefusalCode::workspace_damaged;
+      return refuse(std::move(r));
+    }
+    Result out;
+    out.text = *text;
+    out.data = json::Object{{"mlir", *text}};
+    return out;
+  });
+}
+
+Expected<Result> Session::replay() {
+  return audited("replay", json::Object{}, [&]() -> Expected<Result> {
+    auto entries = readEntries(ws);
+    if (!entries)
+      return entries.takeError();
+    std::vector<ReplayStep> steps;
+    std::string error;
+    for (const VersionEntry &e : *entries) {
+      std::string text;
+      if (!ws.readObject(e.digest, text, error)) // every object verified
+        return damaged(error);
+      if (e.parent.empty())
+        continue;
+      ReplayStep s{e.id, "", "", e.digest, e.kind};
+      Expected<VersionEntry> parent = findEntry(*entries, e.parent);
+      if (!parent)
+        return damaged(e.id + ": its parent " + e.parent + " is missing");
+      if (!ws.readObject(parent->digest, s.parentText, error))
+        return damaged(error);
+      if (e.kind == "apply" && !ws.readObject(e.script, s.script, error))
+        return damaged(error);
+      steps.push_back(std::move(s));
+    }
+    return replaySteps(steps, childLimits);
+  });
+}
+
+Expected<Result> Session::replayHistory(const std::string &historyText,
+                                        const std::string &name) {
+  // The history as MLIR: verify it (digests, parents, cycles), then
+  // re-derive every apply step.
+  ChildLimits limits;
+  Expected<std::string> list = runIsolated(
+      [&](MLIRContext &ctx) -> Expected<std::string> {
+        OwningOpRef<ModuleOp> top = parseModule(ctx, historyText, name);
+        if (!top)
+          return refuse(RefusalCode::parse_error,
+                        name + " does not parse or verify");
+        if (failed(verify(*top)))
+          return refuse(RefusalCode::verify_error, name + " does not verify");
+        json::Array steps;
+        top->walk([&](StepOp step) {
+          auto session = step->getParentOfType<SessionOp>();
+          auto from = cast<SnapshotOp>(
+              SymbolTable::lookupSymbolIn(session, step.getFromAttr()));
+          auto to = cast<SnapshotOp>(
+              SymbolTable::lookupSymbolIn(session, step.getToAttr()));
+          steps.push_back(json::Object{
+              {"id", to.getSymName()},
+              {"parent_text", canonicalText(from.getPayload())},
+              {"script", step.getScript().value_or("")},
+              {"digest", to.getDigest()},
+              {"kind", step.getKind()}});
+        });
+        return jsonText(std::move(steps));
+      },
+      limits);
+  if (!list)
+    return list.takeError();
+  auto parsed = json::parse(*list);
+  if (!parsed || !parsed->getAsArray()) {
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    return refuse(RefusalCode::internal, "replay list unreadable");
+  }
+  std::vector<ReplayStep> steps;
+  for (const json::Value &v : *parsed->getAsArray()) {
+    const json::Object &o = *v.getAsObject();
+    auto get = [&](const char *key) {
+      return o.getString(key).value_or("").str();
+    };
+    steps.push_back({get("id"), get("parent_text"), get("script"),
+                     get("digest"), get("kind")});
+  }
+  return replaySteps(steps, limits);
+}
+
+Expected<Result> Session::fsck() {
+  return audited("fsck", json::Object{}, [&]() -> Expected<Result> {
+    std::vector<VersionEntry> entries;
+    std::vector<RequestRecord> requests;
+    std::string error;
+    std::vector<std::string> problems;
+    if (!ws.readIndex(entries, error))
+      problems.push_back(error);
+    if (!ws.readRequests(requests, error))
+      problems.push_back(error);
+    for (const VersionEntry &e : entries) {
+      std::string text;
+      if (!ws.readObject(e.digest, text, error))
+        problems.push_back(e.id + ": " + error);
+      if (!e.script.empty() && !ws.readObject(e.script, text, error))
+        problems.push_back(e.id + " (script): " + error);
+    }
+    Result out;
+    json::Array list;
+    for (const std::string &p : problems) {
+      out.text += p + "\n";
+      list.push_back(p);
+    }
+    out.text += std::to_string(entries.size()) + " versions, " +
+                std::to_string(problems.size()) + " problem(s)\n";
+    out.data = json::Object{{"versions", int64_t(entries.size())},
+                            {"problems", std::move(list)}};
+    if (problems.empty())
+      return out;
+    Refusal refusal(RefusalCode::workspace_damaged, problems.front());
+    refusal.details = std::move(out.data);
+    refusal.details["text"] = out.text;
+    return refuse(std::move(refusal));
+  });
+}
