@@ -56,6 +56,14 @@ std::string symlinkRefused(const std::string &path) {
                 "regular file inside the workspace, never followed elsewhere)";
 }
 
+/// `error` without its leading "PATH: " (a Damage names the file apart).
+std::string withoutPath(const std::string &error, const std::string &path) {
+  llvm::StringRef e = error;
+  if (e.consume_front(path) && e.consume_front(": "))
+    return e.str();
+  return error;
+}
+
 /// What readRegular found.
 enum class Read { ok, missing, failed };
 
@@ -178,7 +186,7 @@ bool readHeads(const std::string &root, ChainHeads &heads,
     return false;
   }
   if (read == Read::failed) {
-    damages.push_back({path, 0, error.substr(path.size() + 2)});
+    damages.push_back({path, 0, withoutPath(error, path)});
     return false;
   }
   auto parsed = parseJSON(text);
@@ -227,7 +235,7 @@ void readChain(const std::string &root, const std::string &file,
   std::string path = root + "/" + file, text, error;
   Read read = readRegular(path, text, error);
   if (read == Read::failed) {
-    damages.push_back({path, 0, error.substr(path.size() + 2)});
+    damages.push_back({path, 0, withoutPath(error, path)});
     return;
   }
   // A missing file is an empty chain: the workspace has not appended yet.
@@ -658,7 +666,7 @@ std::vector<Damage> Workspace::check() const {
     if (read == Read::missing)
       damages.push_back({file, 0, "missing"});
     else if (read == Read::failed)
-      damages.push_back({file, 0, error.substr(file.size() + 2)});
+      damages.push_back({file, 0, withoutPath(error, file)});
     else {
       meta = text;
       auto parsed = parseJSON(text);
@@ -723,25 +731,29 @@ std::vector<Damage> Workspace::check() const {
       verified.insert(objectPath(*digest));
     }
   }
-  walkTree(path("objects"), "objects",
-           [&](const std::string &full, const std::string &rel,
-               const struct stat &st) {
-             if (!S_ISREG(st.st_mode) || verified.count(rel) ||
-                 isTemporary(rel))
-               return;
-             llvm::StringRef name = llvm::StringRef(rel).drop_front(8);
-             std::string digest =
-                 "sha256:" + name.drop_back(name.ends_with(".mlir") ? 5 : 0)
-                                 .str();
-             if (!name.ends_with(".mlir") || !isValidDigest(digest)) {
-               damages.push_back({full, 0, "not an object's name "
-                                           "(<sha256 hex>.mlir)"});
-               return;
-             }
-             std::string text;
-             if (!readObject(digest, text, error))
-               damages.push_back({full, 0, error.substr(full.size() + 2)});
-           });
+  struct stat objectsStat;
+  if (::lstat(path("objects").c_str(), &objectsStat) == 0 &&
+      S_ISDIR(objectsStat.st_mode)) { // a symlink is reported above
+    walkTree(path("objects"), "objects",
+             [&](const std::string &full, const std::string &rel,
+                 const struct stat &st) {
+               if (!S_ISREG(st.st_mode) || verified.count(rel) ||
+                   isTemporary(rel))
+                 return;
+               llvm::StringRef name = llvm::StringRef(rel).drop_front(8);
+               std::string digest =
+                   "sha256:" + name.drop_back(name.ends_with(".mlir") ? 5 : 0)
+                                   .str();
+               if (!name.ends_with(".mlir") || !isValidDigest(digest)) {
+                 damages.push_back({full, 0, "not an object's name "
+                                             "(<sha256 hex>.mlir)"});
+                 return;
+               }
+               std::string text;
+               if (!readObject(digest, text, error))
+                 damages.push_back({full, 0, withoutPath(error, full)});
+             });
+  }
 
   // HEAD names a version.
   {
@@ -752,7 +764,7 @@ std::vector<Damage> Workspace::check() const {
       if (!entries.empty())
         damages.push_back({file, 0, "missing (the workspace has versions)"});
     } else if (read == Read::failed)
-      damages.push_back({file, 0, error.substr(file.size() + 2)});
+      damages.push_back({file, 0, withoutPath(error, file)});
     else if (!llvm::any_of(entries,
                            [&](const VersionEntry &e) { return e.id == id; }))
       damages.push_back(

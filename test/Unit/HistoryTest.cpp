@@ -450,6 +450,22 @@ TEST_F(HistoryTest, SymlinksAnywhereAreReported) {
   ASSERT_EQ(::symlink("/tmp", ws->path("bundles").c_str()), 0);
   std::string d = damages();
   EXPECT_CONTAINS(d, "bundles:0: is a symbolic link");
+
+  // objects/ moved elsewhere and replaced by a symlink to it: reported (and
+  // not walked through), objects neither read nor written through it.
+  std::string moved = outside("objects-elsewhere");
+  ASSERT_EQ(::rename(ws->path("objects").c_str(), moved.c_str()), 0);
+  ASSERT_EQ(::symlink(moved.c_str(), ws->path("objects").c_str()), 0);
+  d = damages();
+  EXPECT_CONTAINS(d, "objects:0: is a symbolic link");
+  EXPECT_CONTAINS(d, "index.jsonl:1: v1: " + ws->path("objects") +
+                         ": is a symbolic link; refused");
+  std::string error, digest, text;
+  EXPECT_FALSE(ws->writeObject("new payload\n", digest, error));
+  EXPECT_CONTAINS(error, "objects: is a symbolic link; refused");
+  EXPECT_FALSE(llvm::sys::fs::exists(moved + "/" + digest.substr(7) +
+                                     ".mlir"));
+  EXPECT_FALSE(ws->readObject(digestOf("payload 1\n"), text, error));
 }
 
 } // namespace
