@@ -7,19 +7,26 @@
 #include "tirx/Harness/Store.h"
 #include "tirx/Dialect/TIRx/IR/TIRxAttrs.h"
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
-#include "tirx/Runtime/Files.h"
+#include "tirx/Support/JSON.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <map>
 #include <ctime>
+#include <functional>
+#include <map>
+#include <set>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -28,70 +35,14 @@ namespace json = llvm::json;
 
 namespace {
 constexpr const char *kFormat = "tirx-workspace";
-constexpr int64_t kVersion = 1;
+constexpr const char *kChainFormat = "tirx-chain";
+constexpr int64_t kVersion = Workspace::kFormatVersion;
+/// The chained, append-only files, in the order check() reports them.
+constexpr const char *kChained[] = {"index.jsonl", "requests.jsonl",
+                                    "audit.jsonl"};
 
 std::string objectPath(const std::string &digest) {
   return "objects/" + digest.substr(std::strlen("sha256:")) + ".mlir";
-}
-
-bool appendLine(const std::string &path, const json::Object &object,
-                std::string &error) {
-  std::string line;
-  llvm::raw_string_ostream os(line);
-  os << json::Value(json::Object(object));
-  line += "\n";
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    error = path + ": cannot be opened for append: " + std::strerror(errno);
-    return false;
-  }
-  // One write() of the whole line: with O_APPEND it lands at the end intact.
-  ssize_t n = ::write(fd, line.data(), line.size());
-  bool ok = n == ssize_t(line.size()) && ::fsync(fd) == 0;
-  int saved = errno;
-  ::close(fd);
-  if (!ok)
-    error = path + ": append failed: " + std::strerror(saved);
-  return ok;
-}
-
-/// Reads a JSON-lines file; calls `each` with every parsed line. A line that
-/// is not a JSON object (a truncated write, an edit) is an error naming it.
-bool readLines(const std::string &path,
-               const std::function<bool(const json::Object &, size_t,
-                                        std::string &)> &each,
-               std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    if (buffer.getError() == std::errc::no_such_file_or_directory)
-      return true; // nothing appended yet
-    error = path + ": cannot be read: " + buffer.getError().message();
-    return false;
-  }
-  llvm::StringRef text = (*buffer)->getBuffer();
-  size_t number = 0;
-  while (!text.empty()) {
-    auto [line, rest] = text.split('\n');
-    ++number;
-    bool lastWithoutNewline = rest.empty() && !text.ends_with("\n");
-    text = rest;
-    if (line.empty() && !lastWithoutNewline)
-      continue;
-    auto parsed = json::parse(line);
-    if (!parsed || !parsed->getAsObject() || lastWithoutNewline) {
-      if (!parsed)
-        llvm::consumeError(parsed.takeError());
-      error = path + ":" + std::to_string(number) +
-              ": damaged line (not a complete JSON object; truncated write or "
-              "edit)";
-      return false;
-    }
-    if (!each(*parsed->getAsObject(), number, error)) {
-      error = path + ":" + std::to_string(number) + ": " + error;
-      return false;
-    }
-  }
-  return true;
 }
 
 std::string str(const json::Object &o, llvm::StringRef key) {
@@ -99,7 +50,380 @@ std::string str(const json::Object &o, llvm::StringRef key) {
     return v->str();
   return "";
 }
+
+std::string symlinkRefused(const std::string &path) {
+  return path + ": is a symbolic link; refused (a workspace file must be a "
+                "regular file inside the workspace, never followed elsewhere)";
+}
+
+/// `error` without its leading "PATH: " (a Damage names the file apart).
+std::string withoutPath(const std::string &error, const std::string &path) {
+  llvm::StringRef e = error;
+  if (e.consume_front(path) && e.consume_front(": "))
+    return e.str();
+  return error;
+}
+
+/// What readRegular found.
+enum class Read { ok, missing, failed };
+
+/// Reads the regular file `path` whole without following a symlink: a
+/// symlink, a FIFO or a directory is an error naming the path.
+Read readRegular(const std::string &path, std::string &text,
+                 std::string &error) {
+  text.clear();
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return Read::missing;
+    error = errno == ELOOP ? symlinkRefused(path)
+                           : path + ": cannot be read: " + std::strerror(errno);
+    return Read::failed;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = path + ": is not a regular file";
+    ::close(fd);
+    return Read::failed;
+  }
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      error = path + ": cannot be read: " + std::strerror(errno);
+      ::close(fd);
+      return Read::failed;
+    }
+    if (n == 0)
+      break;
+    text.append(buffer, size_t(n));
+  }
+  ::close(fd);
+  return Read::ok;
+}
+
+/// Replaces `path` with `text` so that readers see the old file or the new
+/// one: a fresh temporary file beside it (O_EXCL, O_NOFOLLOW: a planted
+/// symlink is not followed), fsync, rename (which replaces a symlink at
+/// `path` itself, never its target).
+bool writeAtomically(const std::string &path, const std::string &text,
+                     std::string &error) {
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                    std::to_string(counter++);
+  int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(tmp.c_str(), flags, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0)
+    fd = ::open(tmp.c_str(), flags, 0644); // left by a crashed process
+  if (fd < 0) {
+    error = tmp + ": cannot be written: " + std::strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      error = tmp + ": write failed: " + std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return false;
+    }
+    done += size_t(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    error = tmp + ": fsync failed: " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = path + ": rename failed: " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Chains
+//===----------------------------------------------------------------------===//
+
+/// Where a chained file ends, as chain.json records it.
+struct ChainHead {
+  int64_t lines = 0;
+  int64_t bytes = 0;
+  std::string head; // digest of the last line; the genesis while empty
+};
+using ChainHeads = std::map<std::string, ChainHead>;
+
+std::string genesisOf(llvm::StringRef file, llvm::StringRef meta) {
+  return digestOf(("tirx-chain-genesis\n" + file + "\n" + meta).str());
+}
+
+std::string headsText(const ChainHeads &heads) {
+  json::Object o{{"format", kChainFormat}};
+  for (const auto &[file, h] : heads)
+    o[file] = json::Object{
+        {"lines", h.lines}, {"bytes", h.bytes}, {"head", h.head}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
+  return text;
+}
+
+/// Reads chain.json into `heads`; false with a damage naming it.
+bool readHeads(const std::string &root, ChainHeads &heads,
+               std::vector<Damage> &damages) {
+  std::string path = root + "/chain.json", text, error;
+  Read read = readRegular(path, text, error);
+  if (read == Read::missing) {
+    damages.push_back({path, 0,
+                       "missing (it records the head of index.jsonl, "
+                       "requests.jsonl and audit.jsonl; deleted?)"});
+    return false;
+  }
+  if (read == Read::failed) {
+    damages.push_back({path, 0, withoutPath(error, path)});
+    return false;
+  }
+  auto parsed = parseJSON(text);
+  if (!parsed) {
+    damages.push_back({path, 0,
+                       "damaged (not JSON: " +
+                           llvm::toString(parsed.takeError()) + ")"});
+    return false;
+  }
+  const json::Object *o = parsed->getAsObject();
+  if (!o || str(*o, "format") != kChainFormat) {
+    damages.push_back(
+        {path, 0, "damaged (not a JSON object of format tirx-chain)"});
+    return false;
+  }
+  for (const char *file : kChained) {
+    const json::Object *h = o->getObject(file);
+    std::optional<int64_t> lines = h ? h->getInteger("lines") : std::nullopt;
+    std::optional<int64_t> bytes = h ? h->getInteger("bytes") : std::nullopt;
+    std::string head = h ? str(*h, "head") : "";
+    if (!lines || !bytes || *lines < 0 || *bytes < 0 || !isValidDigest(head)) {
+      damages.push_back({path, 0,
+                         std::string("damaged (no valid record for ") + file +
+                             ": lines, bytes, head)"});
+      return false;
+    }
+    heads[file] = {*lines, *bytes, head};
+  }
+  return true;
+}
+
+/// One well-formed line of a chained file, its "prev" removed.
+struct ChainLine {
+  int number;
+  json::Object object;
+};
+
+/// Reads the chained file `file`: every line a complete JSON object (bounded
+/// parse) whose "prev" is the digest of the line before (`genesis` for the
+/// first); then the file must end where `recorded` says (when known).
+/// Well-formed lines go to `lines` (even when their link is broken: the
+/// damage is reported either way); every problem to `damages`.
+void readChain(const std::string &root, const std::string &file,
+               const std::string &genesis, const ChainHead *recorded,
+               std::vector<ChainLine> &lines, std::vector<Damage> &damages) {
+  std::string path = root + "/" + file, text, error;
+  Read read = readRegular(path, text, error);
+  if (read == Read::failed) {
+    damages.push_back({path, 0, withoutPath(error, path)});
+    return;
+  }
+  // A missing file is an empty chain: the workspace has not appended yet.
+  llvm::StringRef rest = text;
+  int number = 0;
+  std::string previous = genesis;
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    ++number;
+    bool complete = line.size() < rest.size(); // a newline ended it
+    rest = tail;
+    std::string digest = digestOf(line);
+    auto damaged = [&](std::string problem) {
+      damages.push_back({path, number, std::move(problem)});
+    };
+    std::string limit = checkJSONLimits(line);
+    if (!limit.empty()) {
+      damaged("damaged line (" + limit + ")");
+      previous = digest;
+      continue;
+    }
+    auto parsed = json::parse(line);
+    if (!parsed || !parsed->getAsObject() || !complete) {
+      std::string why;
+      if (!parsed)
+        why = llvm::toString(parsed.takeError());
+      damaged("damaged line (not a complete JSON object; truncated write or "
+              "edit)" +
+              (why.empty() ? std::string() : ": " + why));
+      previous = digest;
+      continue;
+    }
+    json::Object object = std::move(*parsed->getAsObject());
+    std::string prev = str(object, "prev");
+    if (prev.empty())
+      damaged("no \"prev\" (every line names the digest of the line before "
+              "it): an unchained line, edited or inserted");
+    else if (prev != previous)
+      damaged(number == 1
+                  ? "chain broken: \"prev\" is " + prev +
+                        ", not this file's genesis " + previous +
+                        " (lines removed from the start, the line replaced, "
+                        "or workspace.json changed)"
+                  : "chain broken: \"prev\" is " + prev +
+                        ", not the digest of line " +
+                        std::to_string(number - 1) + " (" + previous +
+                        "): line " + std::to_string(number - 1) +
+                        " or this line was edited, or lines were removed, "
+                        "inserted or reordered before it");
+    object.erase("prev");
+    lines.push_back({number, std::move(object)});
+    previous = digest;
+  }
+  if (!recorded)
+    return;
+  if (number < recorded->lines)
+    damages.push_back({path, number + 1,
+                       "missing: the file ends after " +
+                           std::to_string(number) + " line(s), chain.json "
+                           "records " + std::to_string(recorded->lines) +
+                           " (lines removed from the end)"});
+  else if (number > recorded->lines)
+    damages.push_back({path, int(recorded->lines) + 1,
+                       "line(s) beyond the recorded head: chain.json records " +
+                           std::to_string(recorded->lines) + " line(s), the "
+                           "file has " + std::to_string(number) +
+                           " (appended by something other than the workspace's "
+                           "writer, or an append interrupted)"});
+  else if (previous != recorded->head)
+    damages.push_back({path, number,
+                       number == 0
+                           ? "chain.json records head " + recorded->head +
+                                 ", not this file's genesis " + previous +
+                                 " (chain.json or workspace.json changed)"
+                           : "its digest " + previous +
+                                 " is not the head chain.json records (" +
+                                 recorded->head +
+                                 "): the last line was changed"});
+  else if (int64_t(text.size()) != recorded->bytes)
+    damages.push_back({path, 0,
+                       std::to_string(text.size()) + " bytes where chain.json "
+                       "records " + std::to_string(recorded->bytes) +
+                       " (bytes added or removed outside the lines)"});
+}
+
+/// Index lines to entries: ids v1, v2, ... by line, valid digests, parents
+/// earlier. Problems go to `damages`.
+void toEntries(const std::string &path, std::vector<ChainLine> &lines,
+               std::vector<VersionEntry> &entries,
+               std::vector<Damage> &damages) {
+  llvm::StringSet<> seen;
+  for (ChainLine &line : lines) {
+    const json::Object &o = line.object;
+    VersionEntry e;
+    e.id = str(o, "id");
+    e.parent = str(o, "parent");
+    e.digest = str(o, "digest");
+    e.kind = str(o, "kind");
+    e.script = str(o, "script");
+    e.action = str(o, "action");
+    e.message = str(o, "message");
+    e.time = str(o, "time");
+    e.actor = str(o, "actor");
+    e.session = str(o, "session");
+    auto damaged = [&](std::string problem) {
+      damages.push_back({path, line.number, std::move(problem)});
+    };
+    std::string expected = "v" + std::to_string(line.number);
+    if (e.id != expected)
+      damaged("version id \"" + e.id + "\" where \"" + expected +
+              "\" was expected (ids are unique and in order)");
+    else if (!isValidDigest(e.digest))
+      damaged("invalid digest \"" + e.digest + "\"");
+    else if (!e.script.empty() && !isValidDigest(e.script))
+      damaged("invalid script digest \"" + e.script + "\"");
+    else if (!e.parent.empty() && !seen.contains(e.parent))
+      damaged("parent \"" + e.parent + "\" of " + e.id + " is not earlier");
+    seen.insert(e.id);
+    entries.push_back(std::move(e));
+  }
+}
+
+/// Request lines to records: a signature, and outcome accepted (with a
+/// version id) or rejected.
+void toRecords(const std::string &path, std::vector<ChainLine> &lines,
+               std::vector<RequestRecord> &records,
+               std::vector<Damage> &damages) {
+  for (ChainLine &line : lines) {
+    const json::Object &o = line.object;
+    RequestRecord r{str(o, "signature"), str(o, "outcome"),
+                    str(o, "version"),   str(o, "code"),
+                    str(o, "reason"),    str(o, "hint"),
+                    str(o, "payload_op"), str(o, "payload_loc")};
+    if (r.signature.empty())
+      damages.push_back({path, line.number, "request without a signature"});
+    else if (r.outcome == "accepted" ? !isValidVersionId(r.version)
+                                     : r.outcome != "rejected")
+      damages.push_back({path, line.number,
+                         "outcome \"" + r.outcome + "\" with version \"" +
+                             r.version + "\" (accepted names a version id; "
+                             "or rejected)"});
+    records.push_back(std::move(r));
+  }
+}
+
+/// Accepted requests must name versions of the index.
+void crossCheck(const std::string &path, const std::vector<ChainLine> &lines,
+                const std::vector<RequestRecord> &records,
+                const std::vector<VersionEntry> &entries,
+                std::vector<Damage> &damages) {
+  llvm::StringSet<> ids;
+  for (const VersionEntry &e : entries)
+    ids.insert(e.id);
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].outcome == "accepted" &&
+        isValidVersionId(records[i].version) &&
+        !ids.contains(records[i].version))
+      damages.push_back({path, lines[i].number,
+                         "accepted request names version \"" +
+                             records[i].version +
+                             "\", which the index does not have"});
+}
+
+bool fail(std::vector<Damage> &damages, std::string &error) {
+  if (damages.empty())
+    return true;
+  error = damages.front().message();
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Appends
+//===----------------------------------------------------------------------===//
+
+std::string lineText(json::Object object) {
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os << json::Value(std::move(object));
+  return line;
+}
+
 } // namespace
+
+std::string Damage::message() const {
+  if (line <= 0)
+    return file + ": " + problem;
+  return file + ":" + std::to_string(line) + ": " + problem;
+}
 
 std::string mlir::tirx::nowUtc() {
   auto now = std::chrono::system_clock::now();
@@ -146,8 +470,13 @@ std::optional<Workspace> Workspace::create(const std::string &dir,
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", json::Value(std::move(meta))) << "\n";
-  if (!::tirx::runtime::writeFileAtomically(dir + "/workspace.json", text,
-                                            error))
+  // The chains start at genesis values derived from workspace.json's bytes;
+  // chain.json first, so that a workspace.json always has one.
+  ChainHeads heads;
+  for (const char *file : kChained)
+    heads[file] = {0, 0, genesisOf(file, text)};
+  if (!writeAtomically(dir + "/chain.json", headsText(heads), error) ||
+      !writeAtomically(dir + "/workspace.json", text, error))
     return std::nullopt;
   return open(dir, error);
 }
@@ -156,29 +485,48 @@ std::optional<Workspace> Workspace::open(const std::string &dir,
                                          std::string &error) {
   std::string path = dir + "/workspace.json";
   std::string text;
-  if (!::tirx::runtime::readFile(path, text, error)) {
-    error = dir + ": not a TIRx workspace (" + error + "); create one with "
-            "'tirx init PAYLOAD.mlir --workspace " + dir + "'";
+  Read read = readRegular(path, text, error);
+  if (read == Read::missing) {
+    error = dir + ": not a TIRx workspace (" + path + ": cannot be read: " +
+            std::strerror(ENOENT) + "); create one with 'tirx init "
+            "PAYLOAD.mlir --workspace " + dir + "'";
     return std::nullopt;
   }
-  auto parsed = json::parse(text);
+  if (read == Read::failed) {
+    error = dir + ": not a usable TIRx workspace (" + error + ")";
+    return std::nullopt;
+  }
+  auto parsed = parseJSON(text);
   if (!parsed || !parsed->getAsObject()) {
-    if (!parsed)
-      llvm::consumeError(parsed.takeError());
-    error = path + ": damaged (not a JSON object)";
+    std::string why = parsed ? "not a JSON object"
+                             : llvm::toString(parsed.takeError());
+    error = path + ": damaged (" + why + ")";
     return std::nullopt;
   }
   const json::Object &meta = *parsed->getAsObject();
-  if (str(meta, "format") != kFormat ||
-      meta.getInteger("version").value_or(0) != kVersion) {
-    error = path + ": not a version " + std::to_string(kVersion) +
-            " TIRx workspace";
+  std::optional<int64_t> version = meta.getInteger("version");
+  if (str(meta, "format") != kFormat || !version) {
+    error = path + ": not a TIRx workspace description (format \"" +
+            str(meta, "format") + "\")";
+    return std::nullopt;
+  }
+  if (*version != kVersion) {
+    error = path + ": a version " + std::to_string(*version) +
+            " TIRx workspace; this tirx reads version " +
+            std::to_string(kVersion) + " only" +
+            (*version < kVersion
+                 ? " (version 2 chains index.jsonl, requests.jsonl and "
+                   "audit.jsonl by digest; an older, unchained history is "
+                   "not converted, since nothing vouches for it: start a new "
+                   "workspace with 'tirx init')"
+                 : "");
     return std::nullopt;
   }
   Workspace ws;
   ws.root = dir;
   ws.targetChip = str(meta, "target");
   ws.taskText = str(meta, "task");
+  ws.metaText = std::move(text);
   return ws;
 }
 
@@ -188,41 +536,18 @@ bool Workspace::readIndex(std::vector<VersionEntry> &entries,
   Lock reading;
   if (!readLock(reading, error))
     return false;
-  return readLines(
-      path("index.jsonl"),
-      [&](const json::Object &o, size_t, std::string &err) {
-        VersionEntry e;
-        e.id = str(o, "id");
-        e.parent = str(o, "parent");
-        e.digest = str(o, "digest");
-        e.kind = str(o, "kind");
-        e.script = str(o, "script");
-        e.action = str(o, "action");
-        e.message = str(o, "message");
-        e.time = str(o, "time");
-        e.actor = str(o, "actor");
-        e.session = str(o, "session");
-        std::string expected = "v" + std::to_string(entries.size() + 1);
-        if (e.id != expected) {
-          err = "version id \"" + e.id + "\" where \"" + expected +
-                "\" was expected (ids are unique and in order)";
-          return false;
-        }
-        if (!isValidDigest(e.digest)) {
-          err = "invalid digest \"" + e.digest + "\"";
-          return false;
-        }
-        if (!e.parent.empty() &&
-            llvm::none_of(entries, [&](const VersionEntry &p) {
-              return p.id == e.parent;
-            })) {
-          err = "parent \"" + e.parent + "\" of " + e.id + " is not earlier";
-          return false;
-        }
-        entries.push_back(std::move(e));
-        return true;
-      },
-      error);
+  std::vector<Damage> damages;
+  ChainHeads heads;
+  bool known = readHeads(root, heads, damages);
+  std::vector<ChainLine> lines;
+  readChain(root, "index.jsonl", genesisOf("index.jsonl", metaText),
+            known ? &heads["index.jsonl"] : nullptr, lines, damages);
+  toEntries(path("index.jsonl"), lines, entries, damages);
+  if (!fail(damages, error)) {
+    entries.clear();
+    return false;
+  }
+  return true;
 }
 
 bool Workspace::readRequests(std::vector<RequestRecord> &records,
@@ -231,16 +556,224 @@ bool Workspace::readRequests(std::vector<RequestRecord> &records,
   Lock reading;
   if (!readLock(reading, error))
     return false;
-  return readLines(
-      path("requests.jsonl"),
-      [&](const json::Object &o, size_t, std::string &) {
-        records.push_back({str(o, "signature"), str(o, "outcome"),
-                           str(o, "version"), str(o, "code"),
-                           str(o, "reason"), str(o, "hint"),
-                           str(o, "payload_op"), str(o, "payload_loc")});
-        return true;
-      },
-      error);
+  std::vector<Damage> damages;
+  ChainHeads heads;
+  bool known = readHeads(root, heads, damages);
+  std::vector<ChainLine> lines;
+  readChain(root, "requests.jsonl", genesisOf("requests.jsonl", metaText),
+            known ? &heads["requests.jsonl"] : nullptr, lines, damages);
+  toRecords(path("requests.jsonl"), lines, records, damages);
+  if (!fail(damages, error)) {
+    records.clear();
+    return false;
+  }
+  return true;
+}
+
+bool Workspace::readHistory(std::vector<VersionEntry> &entries,
+                            std::vector<RequestRecord> &records,
+                            std::string &error) const {
+  entries.clear();
+  records.clear();
+  Lock reading;
+  if (!readLock(reading, error))
+    return false;
+  std::vector<Damage> damages;
+  ChainHeads heads;
+  bool known = readHeads(root, heads, damages);
+  std::vector<ChainLine> indexLines, requestLines;
+  readChain(root, "index.jsonl", genesisOf("index.jsonl", metaText),
+            known ? &heads["index.jsonl"] : nullptr, indexLines, damages);
+  toEntries(path("index.jsonl"), indexLines, entries, damages);
+  readChain(root, "requests.jsonl", genesisOf("requests.jsonl", metaText),
+            known ? &heads["requests.jsonl"] : nullptr, requestLines,
+            damages);
+  toRecords(path("requests.jsonl"), requestLines, records, damages);
+  crossCheck(path("requests.jsonl"), requestLines, records, entries, damages);
+  if (!fail(damages, error)) {
+    entries.clear();
+    records.clear();
+    return false;
+  }
+  return true;
+}
+
+bool Workspace::readAudit(std::vector<json::Object> &out,
+                          std::string &error) const {
+  out.clear();
+  Lock reading;
+  if (!readLock(reading, error))
+    return false;
+  std::vector<Damage> damages;
+  ChainHeads heads;
+  bool known = readHeads(root, heads, damages);
+  std::vector<ChainLine> lines;
+  readChain(root, "audit.jsonl", genesisOf("audit.jsonl", metaText),
+            known ? &heads["audit.jsonl"] : nullptr, lines, damages);
+  if (!fail(damages, error))
+    return false;
+  for (ChainLine &line : lines)
+    out.push_back(std::move(line.object));
+  return true;
+}
+
+namespace {
+/// Calls `each` with every entry under `dir` (relative names), depth first,
+/// without following symlinks (lstat); does not descend into a symlink.
+void walkTree(const std::string &dir, const std::string &relative,
+              const std::function<void(const std::string &,
+                                       const std::string &,
+                                       const struct stat &)> &each) {
+  DIR *d = ::opendir(dir.c_str());
+  if (!d)
+    return;
+  std::vector<std::string> names;
+  while (struct dirent *entry = ::readdir(d)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..")
+      names.push_back(name);
+  }
+  ::closedir(d);
+  llvm::sort(names);
+  for (const std::string &name : names) {
+    std::string full = dir + "/" + name;
+    std::string rel = relative.empty() ? name : relative + "/" + name;
+    struct stat st;
+    if (::lstat(full.c_str(), &st) != 0)
+      continue;
+    each(full, rel, st);
+    if (S_ISDIR(st.st_mode))
+      walkTree(full, rel, each);
+  }
+}
+
+bool isTemporary(llvm::StringRef name) { return name.contains(".tmp."); }
+} // namespace
+
+std::vector<Damage> Workspace::check() const {
+  std::vector<Damage> damages;
+  std::string error;
+  Lock reading;
+  if (!readLock(reading, error))
+    damages.push_back({path("lock"), 0, error});
+
+  // workspace.json: well formed, this format. Its current bytes are the
+  // genesis of the chains, so any change to it breaks their first links.
+  std::string meta = metaText;
+  {
+    std::string file = path("workspace.json"), text;
+    Read read = readRegular(file, text, error);
+    if (read == Read::missing)
+      damages.push_back({file, 0, "missing"});
+    else if (read == Read::failed)
+      damages.push_back({file, 0, withoutPath(error, file)});
+    else {
+      meta = text;
+      auto parsed = parseJSON(text);
+      if (!parsed)
+        damages.push_back({file, 0,
+                           "damaged (" + llvm::toString(parsed.takeError()) +
+                               ")"});
+      else if (const json::Object *o = parsed->getAsObject();
+               !o || str(*o, "format") != kFormat ||
+               o->getInteger("version") != kVersion ||
+               !o->getString("target") || !o->getString("task"))
+        damages.push_back({file, 0,
+                           "damaged (not an object with format "
+                           "\"tirx-workspace\", version " +
+                               std::to_string(kVersion) +
+                               ", target and task)"});
+    }
+  }
+
+  // Nothing in the workspace is a symlink or other special file.
+  walkTree(root, "", [&](const std::string &full, const std::string &rel,
+                         const struct stat &st) {
+    if (S_ISLNK(st.st_mode))
+      damages.push_back({full, 0,
+                         "is a symbolic link (a workspace holds only regular "
+                         "files and directories; reads and appends refuse "
+                         "to follow it)"});
+    else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+      damages.push_back({full, 0, "is not a regular file or directory"});
+    (void)rel;
+  });
+
+  // The three chains.
+  ChainHeads heads;
+  bool known = readHeads(root, heads, damages);
+  std::vector<ChainLine> indexLines, requestLines, auditLines;
+  std::vector<VersionEntry> entries;
+  std::vector<RequestRecord> records;
+  readChain(root, "index.jsonl", genesisOf("index.jsonl", meta),
+            known ? &heads["index.jsonl"] : nullptr, indexLines, damages);
+  toEntries(path("index.jsonl"), indexLines, entries, damages);
+  readChain(root, "requests.jsonl", genesisOf("requests.jsonl", meta),
+            known ? &heads["requests.jsonl"] : nullptr, requestLines,
+            damages);
+  toRecords(path("requests.jsonl"), requestLines, records, damages);
+  crossCheck(path("requests.jsonl"), requestLines, records, entries, damages);
+  readChain(root, "audit.jsonl", genesisOf("audit.jsonl", meta),
+            known ? &heads["audit.jsonl"] : nullptr, auditLines, damages);
+
+  // The objects of every version, then every other file under objects/.
+  std::set<std::string> verified;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const VersionEntry &e = entries[i];
+    for (const std::string *digest : {&e.digest, &e.script}) {
+      if (!isValidDigest(*digest))
+        continue; // reported with the line, or no script
+      std::string text;
+      if (!readObject(*digest, text, error))
+        damages.push_back({path("index.jsonl"), indexLines[i].number,
+                           e.id + (digest == &e.script ? " (script)" : "") +
+                               ": " + error});
+      verified.insert(objectPath(*digest));
+    }
+  }
+  struct stat objectsStat;
+  if (::lstat(path("objects").c_str(), &objectsStat) == 0 &&
+      S_ISDIR(objectsStat.st_mode)) { // a symlink is reported above
+    walkTree(path("objects"), "objects",
+             [&](const std::string &full, const std::string &rel,
+                 const struct stat &st) {
+               if (!S_ISREG(st.st_mode) || verified.count(rel) ||
+                   isTemporary(rel))
+                 return;
+               llvm::StringRef name = llvm::StringRef(rel).drop_front(8);
+               std::string digest =
+                   "sha256:" + name.drop_back(name.ends_with(".mlir") ? 5 : 0)
+                                   .str();
+               if (!name.ends_with(".mlir") || !isValidDigest(digest)) {
+                 damages.push_back({full, 0, "not an object's name "
+                                             "(<sha256 hex>.mlir)"});
+                 return;
+               }
+               std::string text;
+               if (!readObject(digest, text, error))
+                 damages.push_back({full, 0, withoutPath(error, full)});
+             });
+  }
+
+  // HEAD names a version.
+  {
+    std::string file = path("HEAD"), text;
+    Read read = readRegular(file, text, error);
+    std::string id = llvm::StringRef(text).trim().str();
+    if (read == Read::missing) {
+      if (!entries.empty())
+        damages.push_back({file, 0, "missing (the workspace has versions)"});
+    } else if (read == Read::failed)
+      damages.push_back({file, 0, withoutPath(error, file)});
+    else if (!llvm::any_of(entries,
+                           [&](const VersionEntry &e) { return e.id == id; }))
+      damages.push_back(
+          {file, 0,
+           "names \"" + (id.size() > 40 ? id.substr(0, 40) + "..." : id) +
+               "\", not a version of this workspace (it has " +
+               std::to_string(entries.size()) + ")"});
+  }
+  return damages;
 }
 
 bool Workspace::readObject(const std::string &digest, std::string &text,
@@ -249,12 +782,18 @@ bool Workspace::readObject(const std::string &digest, std::string &text,
     error = "invalid digest \"" + digest + "\"";
     return false;
   }
+  struct stat st;
+  if (::lstat(path("objects").c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    error = symlinkRefused(path("objects"));
+    return false;
+  }
   std::string file = path(objectPath(digest));
-  if (!llvm::sys::fs::exists(file)) {
+  Read read = readRegular(file, text, error);
+  if (read == Read::missing) {
     error = file + ": missing (the object of " + digest + ")";
     return false;
   }
-  if (!::tirx::runtime::readFile(file, text, error))
+  if (read == Read::failed)
     return false;
   std::string actual = digestOf(text);
   if (actual != digest) {
@@ -268,17 +807,91 @@ bool Workspace::readObject(const std::string &digest, std::string &text,
 bool Workspace::writeObject(const std::string &text, std::string &digest,
                             std::string &error) const {
   digest = digestOf(text);
+  struct stat st;
+  if (::lstat(path("objects").c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+    error = S_ISLNK(st.st_mode) ? symlinkRefused(path("objects"))
+                                : path("objects") + ": is not a directory";
+    return false;
+  }
   std::string file = path(objectPath(digest));
-  if (llvm::sys::fs::exists(file)) {
+  if (::lstat(file.c_str(), &st) == 0) {
     std::string existing;
     return readObject(digest, existing, error); // write-once: verify only
   }
-  return ::tirx::runtime::writeFileAtomically(file, text, error);
+  return writeAtomically(file, text, error);
+}
+
+bool Workspace::appendChained(const std::string &file, json::Object object,
+                              std::string &error) const {
+  Lock writing;
+  if (!writeLock(writing, error))
+    return false;
+  std::vector<Damage> damages;
+  ChainHeads heads;
+  if (!readHeads(root, heads, damages))
+    return fail(damages, error);
+  ChainHead &h = heads[file];
+  const ChainHead before = h;
+  object["prev"] = h.head;
+  std::string line = lineText(std::move(object));
+  std::string bytes = line + "\n";
+
+  std::string p = path(file);
+  int fd = ::open(p.c_str(),
+                  O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
+                      O_NONBLOCK,
+                  0644);
+  if (fd < 0) {
+    error = errno == ELOOP
+                ? symlinkRefused(p)
+                : p + ": cannot be opened for append: " + std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = p + ": is not a regular file; refused";
+    ::close(fd);
+    return false;
+  }
+  if (st.st_nlink != 1) {
+    error = p + ": has " + std::to_string(st.st_nlink) +
+            " hard links; refused (an append would change a file outside the "
+            "workspace)";
+    ::close(fd);
+    return false;
+  }
+  if (int64_t(st.st_size) != before.bytes) {
+    error = p + ": damaged: " + std::to_string(st.st_size) +
+            " bytes where chain.json records " + std::to_string(before.bytes) +
+            " (changed since the last append; run 'tirx fsck'); nothing "
+            "appended";
+    ::close(fd);
+    return false;
+  }
+  // One write() of the whole line: with O_APPEND it lands at the end intact.
+  ssize_t n = ::write(fd, bytes.data(), bytes.size());
+  bool ok = n == ssize_t(bytes.size()) && ::fsync(fd) == 0;
+  if (!ok) {
+    error = p + ": append failed: " + std::strerror(errno);
+  } else {
+    h.lines += 1;
+    h.bytes += int64_t(bytes.size());
+    h.head = digestOf(line);
+    ok = writeAtomically(path("chain.json"), headsText(heads), error);
+  }
+  if (!ok) {
+    // Undo a partial line, or one whose head was not recorded: the file
+    // stays as chain.json describes it.
+    if (::ftruncate(fd, before.bytes) == 0)
+      (void)::fsync(fd);
+  }
+  ::close(fd);
+  return ok;
 }
 
 bool Workspace::appendVersion(const VersionEntry &entry,
                               std::string &error) const {
-  return appendLine(path("index.jsonl"), entry.toJSON(), error);
+  return appendChained("index.jsonl", entry.toJSON(), error);
 }
 
 bool Workspace::appendRequest(const RequestRecord &r,
@@ -296,23 +909,27 @@ bool Workspace::appendRequest(const RequestRecord &r,
     o["payload_op"] = r.payloadOp;
   if (!r.payloadLoc.empty())
     o["payload_loc"] = r.payloadLoc;
-  return appendLine(path("requests.jsonl"), o, error);
+  return appendChained("requests.jsonl", std::move(o), error);
 }
 
 bool Workspace::appendAudit(const json::Object &line,
                             std::string &error) const {
-  return appendLine(path("audit.jsonl"), line, error);
+  return appendChained("audit.jsonl", json::Object(line), error);
 }
 
 std::string Workspace::head() const {
   std::string text, error;
-  if (!::tirx::runtime::readFile(path("HEAD"), text, error))
+  if (readRegular(path("HEAD"), text, error) != Read::ok)
     return "";
   return llvm::StringRef(text).trim().str();
 }
 
 bool Workspace::setHead(const std::string &id, std::string &error) const {
-  return ::tirx::runtime::writeFileAtomically(path("HEAD"), id + "\n", error);
+  if (!isValidVersionId(id)) {
+    error = "\"" + id + "\" is not a version id (ids look like v3)";
+    return false;
+  }
+  return writeAtomically(path("HEAD"), id + "\n", error);
 }
 
 const VersionEntry *Workspace::find(const std::vector<VersionEntry> &entries,
@@ -331,17 +948,27 @@ const VersionEntry *Workspace::find(const std::vector<VersionEntry> &entries,
 }
 
 namespace {
-/// Workspaces this process holds a lock on, with how many. flock(2) locks
-/// belong to an open file description, so a second lock taken by the same
-/// process through a new descriptor would wait on the first forever.
-std::map<std::string, int> &locksHeld() {
-  static std::map<std::string, int> held;
+/// Locks this process holds per workspace: how many, and how many of them
+/// exclusive. flock(2) locks belong to an open file description, so a
+/// second lock taken by the same process through a new descriptor would
+/// wait on the first forever.
+struct Held {
+  int count = 0;
+  int exclusive = 0;
+};
+std::map<std::string, Held> &locksHeld() {
+  static std::map<std::string, Held> held;
   return held;
 }
 
 bool lockHeldHere(const std::string &root) {
   auto it = locksHeld().find(root);
-  return it != locksHeld().end() && it->second > 0;
+  return it != locksHeld().end() && it->second.count > 0;
+}
+
+bool exclusiveHeldHere(const std::string &root) {
+  auto it = locksHeld().find(root);
+  return it != locksHeld().end() && it->second.exclusive > 0;
 }
 } // namespace
 
@@ -351,9 +978,19 @@ Workspace::Lock Workspace::lock(std::string &error, bool shared) const {
     return Lock();
   }
   std::string file = path("lock");
-  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Never through a symlink: O_CREAT would create its target, anywhere.
+  int fd = ::open(file.c_str(),
+                  O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd < 0) {
-    error = file + ": cannot be opened: " + std::strerror(errno);
+    error = errno == ELOOP
+                ? symlinkRefused(file)
+                : file + ": cannot be opened: " + std::strerror(errno);
+    return Lock();
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = file + ": is not a regular file; refused";
+    ::close(fd);
     return Lock();
   }
   while (::flock(fd, shared ? LOCK_SH : LOCK_EX) != 0) {
@@ -363,7 +1000,7 @@ Workspace::Lock Workspace::lock(std::string &error, bool shared) const {
       return Lock();
     }
   }
-  return Lock(fd, root);
+  return Lock(fd, root, shared);
 }
 
 bool Workspace::readLock(Lock &reading, std::string &error) const {
@@ -373,13 +1010,28 @@ bool Workspace::readLock(Lock &reading, std::string &error) const {
   return reading.held();
 }
 
-Workspace::Lock::Lock(int fd, std::string root)
-    : fd(fd), root(std::move(root)) {
-  ++locksHeld()[this->root];
+bool Workspace::writeLock(Lock &writing, std::string &error) const {
+  if (exclusiveHeldHere(root))
+    return true;
+  if (lockHeldHere(root)) {
+    error = root + ": this process holds only a shared lock on the "
+                   "workspace; an append needs the exclusive one";
+    return false;
+  }
+  writing = lock(error, /*shared=*/false);
+  return writing.held();
+}
+
+Workspace::Lock::Lock(int fd, std::string root, bool shared)
+    : fd(fd), root(std::move(root)), shared(shared) {
+  Held &held = locksHeld()[this->root];
+  ++held.count;
+  if (!shared)
+    ++held.exclusive;
 }
 
 Workspace::Lock::Lock(Lock &&other)
-    : fd(other.fd), root(std::move(other.root)) {
+    : fd(other.fd), root(std::move(other.root)), shared(other.shared) {
   other.fd = -1;
 }
 
@@ -388,6 +1040,7 @@ Workspace::Lock &Workspace::Lock::operator=(Lock &&other) {
     release();
     fd = other.fd;
     root = std::move(other.root);
+    shared = other.shared;
     other.fd = -1;
   }
   return *this;
@@ -396,7 +1049,10 @@ Workspace::Lock &Workspace::Lock::operator=(Lock &&other) {
 void Workspace::Lock::release() {
   if (fd < 0)
     return;
-  --locksHeld()[root];
+  Held &held = locksHeld()[root];
+  --held.count;
+  if (!shared)
+    --held.exclusive;
   ::flock(fd, LOCK_UN);
   ::close(fd);
   fd = -1;

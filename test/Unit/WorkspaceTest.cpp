@@ -6,9 +6,9 @@
 //
 // A reader must never see a line that a writer is still appending. Another
 // process holds the exclusive lock and writes half of an index line, waits,
-// then completes it; readIndex, started in between, must wait for the lock
-// and read the whole line (without the shared lock it reads the half line
-// and reports the index damaged).
+// then completes it and records the new chain head; readIndex, started in
+// between, must wait for the lock and read the whole line (without the
+// shared lock it reads the half line and reports the index damaged).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +16,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 #include <chrono>
+#include <cstdio>
 #include <fcntl.h>
+#include <fstream>
+#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -34,18 +37,47 @@ public:
   ~ScratchDir() { llvm::sys::fs::remove_directories(dir); }
   std::string workspace() const { return std::string(dir) + "/ws"; }
 
+  std::string path(const std::string &name) const {
+    return std::string(dir) + "/" + name;
+  }
+
 private:
   llvm::SmallString<128> dir;
 };
+
+std::string readText(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void writeText(const std::string &path, const std::string &text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
 
 TEST(WorkspaceTest, ReaderWaitsForAHalfWrittenLine) {
   ScratchDir scratch;
   std::string error;
   auto ws = Workspace::create(scratch.workspace(), "sm_90", "", error);
   ASSERT_TRUE(ws) << error;
-  std::string line =
-      "{\"id\":\"v1\",\"digest\":\"sha256:" + std::string(64, 'a') +
-      "\",\"kind\":\"init\"}\n";
+  // The exact line (chained to the genesis) and chain.json that an append
+  // makes, taken from a copy of the fresh workspace (the same
+  // workspace.json, so the same genesis).
+  std::string copy = scratch.path("copy");
+  ASSERT_FALSE(llvm::sys::fs::create_directories(copy + "/objects"));
+  writeText(copy + "/workspace.json", readText(ws->path("workspace.json")));
+  writeText(copy + "/chain.json", readText(ws->path("chain.json")));
+  auto twin = Workspace::open(copy, error);
+  ASSERT_TRUE(twin) << error;
+  VersionEntry entry;
+  entry.id = "v1";
+  entry.digest = "sha256:" + std::string(64, 'a');
+  entry.kind = "init";
+  ASSERT_TRUE(twin->appendVersion(entry, error)) << error;
+  std::string line = readText(copy + "/index.jsonl");
+  std::string chain = readText(copy + "/chain.json");
+  ASSERT_NE(line.find("\"prev\":\"sha256:"), std::string::npos) << line;
 
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
@@ -69,6 +101,10 @@ TEST(WorkspaceTest, ReaderWaitsForAHalfWrittenLine) {
         (ssize_t)(line.size() - half))
       _exit(5);
     ::close(fd);
+    writeText(ws->path("chain.json.new"), chain);
+    if (std::rename(ws->path("chain.json.new").c_str(),
+                    ws->path("chain.json").c_str()) != 0)
+      _exit(6);
     _exit(0);
   }
   char go;

@@ -4,16 +4,29 @@
 //
 // A workspace directory holds every snapshot an agent saw or made:
 //
-//   workspace.json   format, version, target, task
+//   workspace.json   format, version (2), target, task; written once
 //   objects/<hex>    content-addressed, write-once texts (payloads, scripts)
 //   index.jsonl      append-only: one line per version
 //   requests.jsonl   append-only: one line per distinct request (dedup)
 //   audit.jsonl      append-only: one line per request, accepted or not
+//   chain.json       the head of each of the three chains (below)
 //   HEAD             the version an agent continues from
 //   lock             flock(2) target: one writer at a time
 //
 // Reading an object verifies its digest; reading the index verifies every
 // line. Damage is reported with the path, never used.
+//
+// The history is tamper-evident: every line of index.jsonl, requests.jsonl
+// and audit.jsonl carries "prev", the digest ("sha256:<hex>") of the exact
+// bytes of the line before it (without its newline); the first line's prev
+// is the file's genesis, digestOf("tirx-chain-genesis\n" + FILE + "\n" +
+// the bytes of workspace.json). chain.json records, for each file, its
+// line count, byte size and the digest of its last line (the genesis while
+// empty); it is replaced atomically under the exclusive lock at each
+// append. So any edit, deletion, insertion, reordering or truncation of a
+// chained file, and a forged line appended to it, breaks a link or
+// disagrees with chain.json (see check()). Appends and the lock never
+// follow a symbolic link.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +68,16 @@ struct RequestRecord {
   std::string hint, payloadOp, payloadLoc;
 };
 
+/// One problem found in a workspace by Workspace::check().
+struct Damage {
+  std::string file;    // the path (workspace dir + "/" + relative name)
+  int line = 0;        // 1-based line of a chained file; 0: the whole file
+  std::string problem; // what is wrong, and what probably happened
+
+  /// "FILE:LINE: PROBLEM", or "FILE: PROBLEM" for line 0.
+  std::string message() const;
+};
+
 class Workspace {
 public:
   /// Creates the directory layout; fails if `dir` already holds a workspace.
@@ -62,9 +85,15 @@ public:
                                          const std::string &target,
                                          const std::string &task,
                                          std::string &error);
-  /// Opens an existing workspace.
+  /// Opens an existing workspace. A workspace of an older format (version
+  /// 1, without chained history) is refused with an error naming both
+  /// versions; so is a workspace.json that is a symlink or not well formed.
   static std::optional<Workspace> open(const std::string &dir,
                                        std::string &error);
+
+  /// The workspace format this code reads and writes (workspace.json's
+  /// "version").
+  static constexpr int64_t kFormatVersion = 2;
 
   const std::string &dir() const { return root; }
   std::string path(const std::string &relative) const {
@@ -73,10 +102,42 @@ public:
   const std::string &target() const { return targetChip; }
   const std::string &task() const { return taskText; }
 
-  /// Every version, in id order, verified line by line.
+  /// Every version, in id order, verified line by line: well-formed lines
+  /// (bounded JSON), the chain of "prev" digests from the genesis to the
+  /// head recorded in chain.json, ids v1, v2, ... in order, valid digests,
+  /// parents earlier. On any damage returns false with `error` =
+  /// the first Damage's message() and `entries` empty: a damaged history is
+  /// never served.
   bool readIndex(std::vector<VersionEntry> &entries, std::string &error) const;
+  /// Every request record, verified as readIndex verifies the index (chain,
+  /// head, and each line: a signature, outcome accepted with a version id
+  /// or rejected).
   bool readRequests(std::vector<RequestRecord> &records,
                     std::string &error) const;
+  /// readIndex and readRequests under ONE shared lock (or under the lock
+  /// this process already holds), so that the two agree: a writer cannot
+  /// append between the two reads. Also checks that each accepted request
+  /// names a version of the index. On damage both vectors are empty.
+  bool readHistory(std::vector<VersionEntry> &entries,
+                   std::vector<RequestRecord> &records,
+                   std::string &error) const;
+  /// Every audit line (without its "prev"), verified as the index is.
+  bool readAudit(std::vector<llvm::json::Object> &lines,
+                 std::string &error) const;
+
+  /// Verifies the whole workspace and lists every problem, each naming its
+  /// file and line (empty: sound). Checks: workspace.json well formed and of
+  /// this format; no file or directory in the workspace is a symbolic link
+  /// or other non-regular file (lstat, never followed); chain.json well
+  /// formed; the three chains, line by line and against chain.json; index
+  /// ids v1, v2, ... in order without gaps or repeats, valid digests,
+  /// parents that exist and come earlier; every object referenced by the
+  /// index exists and every file under objects/ matches its digest; each
+  /// accepted request names an existing version; HEAD names an existing
+  /// version. Takes the lock shared for the reads (unless this process holds
+  /// one); a lock that cannot be taken is itself reported, and the check
+  /// goes on.
+  std::vector<Damage> check() const;
 
   /// The text of an object, checked against its digest.
   bool readObject(const std::string &digest, std::string &text,
@@ -86,11 +147,23 @@ public:
   bool writeObject(const std::string &text, std::string &digest,
                    std::string &error) const;
 
+  /// Appends one line, chained: adds "prev" (the digest of the file's last
+  /// line, from chain.json; a "prev" in `line` is replaced), appends with
+  /// one write(2) (O_APPEND, O_NOFOLLOW, fsync), then records the new head
+  /// in chain.json (atomic replace). Refused, with nothing written, when
+  /// the file is a symlink, not a regular file, has other hard links, or
+  /// does not have the size chain.json records (changed since the last
+  /// append: run check()). Runs under the exclusive lock: this process's
+  /// own if it holds one (a shared one is refused), else one taken for the
+  /// append. A failed write or head update truncates the file back.
   bool appendVersion(const VersionEntry &entry, std::string &error) const;
   bool appendRequest(const RequestRecord &record, std::string &error) const;
   bool appendAudit(const llvm::json::Object &line, std::string &error) const;
 
+  /// HEAD's content, trimmed ("" when missing, unreadable or a symlink).
   std::string head() const;
+  /// Replaces HEAD atomically (never through a symlink); `id` must look
+  /// like a version id.
   bool setHead(const std::string &id, std::string &error) const;
 
   /// The version named `id`, or an error naming it (unknown, or not an id).
@@ -105,7 +178,7 @@ public:
   class Lock {
   public:
     Lock() = default;
-    Lock(int fd, std::string root);
+    Lock(int fd, std::string root, bool shared = false);
     Lock(Lock &&other);
     Lock(const Lock &) = delete;
     Lock &operator=(Lock &&other);
@@ -117,20 +190,27 @@ public:
   private:
     int fd = -1;
     std::string root;
+    bool shared = false;
   };
+  /// Opens `lock` without following a symlink (a symlinked or non-regular
+  /// lock file is refused) and flock(2)s it.
   Lock lock(std::string &error, bool shared = false) const;
 
 private:
   /// Takes a shared lock into `reading` for one read, unless this process
   /// already holds a lock on the workspace.
   bool readLock(Lock &reading, std::string &error) const;
+  /// Takes the exclusive lock into `writing` for one append, unless this
+  /// process already holds it (holding only a shared one is an error).
+  bool writeLock(Lock &writing, std::string &error) const;
+  /// Appends `line` to the chained file `file` (see appendVersion).
+  bool appendChained(const std::string &file, llvm::json::Object line,
+                     std::string &error) const;
 
-public:
-
-private:
   std::string root;
   std::string targetChip;
   std::string taskText;
+  std::string metaText; // workspace.json's bytes: the chains' genesis
 };
 
 /// Current UTC time, ISO 8601 with milliseconds.
