@@ -6,7 +6,7 @@
 //
 // The few driver types, enum values and entry points the mgpu* wrappers use,
 // declared here so that the library builds without a CUDA toolkit. Values are
-// those of cuda.h (CUDA 12/13); test/Unit/CudaRuntimeDriverAbiTest.cpp checks
+// those of cuda.h (CUDA 12/13); test/CudaRuntime/DriverAbiCheck.cpp checks
 // them against cuda.h where a toolkit is installed.
 //
 //===----------------------------------------------------------------------===//
@@ -62,8 +62,9 @@ struct CUlaunchConfig {
   unsigned numAttrs;
 };
 
-/// CUtensorMap: 128 opaque bytes, 64-byte aligned.
-struct alignas(64) CUtensorMap {
+/// CUtensorMap: 128 opaque bytes, aligned as cuda.h of CUDA 13 does (the
+/// driver needs 64).
+struct alignas(128) CUtensorMap {
   uint64_t opaque[16];
 };
 
