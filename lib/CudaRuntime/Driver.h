@@ -113,8 +113,8 @@ constexpr int kTensorMapElementBytes[] = {1, 2, 4, 4, 8, 8, 2,
     CUstream)                                                                  \
   X(cuMemsetD32Async, "cuMemsetD32Async", CUdeviceptr, unsigned, size_t,       \
     CUstream)                                                                  \
-  X(cuMemsetD16Async, "cuMemsetD16Async", CUdeviceptr, unsigned short,         \
-    size_t, CUstream)                                                          \
+  X(cuMemsetD16Async, "cuMemsetD16Async", CUdeviceptr, unsigned short, size_t, \
+    CUstream)                                                                  \
   X(cuMemHostRegister, "cuMemHostRegister_v2", void *, size_t, unsigned)       \
   X(cuMemHostUnregister, "cuMemHostUnregister", void *)                        \
   X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", CUtensorMap *, int,      \

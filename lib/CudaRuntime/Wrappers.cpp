@@ -134,7 +134,8 @@ extern "C" void *mgpuModuleLoadJIT(void *ptx, int32_t optLevel) {
                    CU_JIT_OPTIMIZATION_LEVEL};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
                     reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-  if (!TIRX_CUDA_CALL(w, cuModuleLoadDataEx, &module, ptx, 3, options, values) &&
+  if (!TIRX_CUDA_CALL(w, cuModuleLoadDataEx, &module, ptx, 3, options,
+                      values) &&
       log[0])
     std::fprintf(stderr, "tirx_cuda_runtime: %s: the PTX JIT said:\n%s\n", w,
                  log);
@@ -156,12 +157,11 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   return function;
 }
 
-extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
-                                 intptr_t gridY, intptr_t gridZ,
-                                 intptr_t blockX, intptr_t blockY,
-                                 intptr_t blockZ, int32_t smemBytes,
-                                 void *stream, void **params, void **extra,
-                                 size_t /*paramsCount*/) {
+extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                                 intptr_t gridZ, intptr_t blockX,
+                                 intptr_t blockY, intptr_t blockZ,
+                                 int32_t smemBytes, void *stream, void **params,
+                                 void **extra, size_t /*paramsCount*/) {
   const char *w = "mgpuLaunchKernel";
   ScopedContext scope(w);
   auto fn = static_cast<CUfunction>(function);
@@ -171,12 +171,13 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                  extra);
 }
 
-extern "C" void
-mgpuLaunchClusterKernel(void *function, intptr_t clusterX, intptr_t clusterY,
-                        intptr_t clusterZ, intptr_t gridX, intptr_t gridY,
-                        intptr_t gridZ, intptr_t blockX, intptr_t blockY,
-                        intptr_t blockZ, int32_t smemBytes, void *stream,
-                        void **params, void **extra) {
+extern "C" void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
+                                        intptr_t clusterY, intptr_t clusterZ,
+                                        intptr_t gridX, intptr_t gridY,
+                                        intptr_t gridZ, intptr_t blockX,
+                                        intptr_t blockY, intptr_t blockZ,
+                                        int32_t smemBytes, void *stream,
+                                        void **params, void **extra) {
   const char *w = "mgpuLaunchClusterKernel";
   ScopedContext scope(w);
   auto fn = static_cast<CUfunction>(function);
@@ -366,13 +367,9 @@ extern "C" void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
 
 extern "C" void mgpuSetDefaultDevice(int32_t device) { defaultDevice = device; }
 
-extern "C" void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
-                                                int64_t dataType,
-                                                int64_t interleave,
-                                                int64_t swizzle,
-                                                int64_t l2Promotion,
-                                                int64_t oobFill,
-                                                int64_t *boxDims) {
+extern "C" void *mgpuTensorMapEncodeTiledMemref(
+    int64_t rank, void *descriptor, int64_t dataType, int64_t interleave,
+    int64_t swizzle, int64_t l2Promotion, int64_t oobFill, int64_t *boxDims) {
   const char *w = "mgpuTensorMapEncodeTiledMemref";
   constexpr int64_t kTypes =
       sizeof(kTensorMapElementBytes) / sizeof(kTensorMapElementBytes[0]);

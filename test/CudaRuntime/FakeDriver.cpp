@@ -28,7 +28,7 @@ bool mode(const char *name) {
 } // namespace
 
 #define FAKE_OK(symbol)                                                        \
-  extern "C" __attribute__((visibility("default"))) int symbol(...) {         \
+  extern "C" __attribute__((visibility("default"))) int symbol(...) {          \
     return 0;                                                                  \
   }
 
@@ -58,7 +58,7 @@ cuGetErrorName(int error, const char **name) {
 }
 extern "C" __attribute__((visibility("default"))) int
 cuGetErrorString(int error, const char **text) {
-  *text = error == kNoDevice ? "no CUDA-capable device is detected"
+  *text = error == kNoDevice       ? "no CUDA-capable device is detected"
           : error == kInvalidImage ? "device kernel image is invalid"
                                    : "invalid resource handle";
   return 0;

@@ -79,9 +79,9 @@ TIRX_MGPU_EXPORT void mgpuMemHostUnregister(void *ptr);
 /// offset, sizes[rank], strides[rank]}; only dense (identity) layouts.
 TIRX_MGPU_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
                                                 int64_t elementSizeBytes);
-TIRX_MGPU_EXPORT void
-mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
-                            int64_t elementSizeBytes);
+TIRX_MGPU_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank,
+                                                  void *descriptor,
+                                                  int64_t elementSizeBytes);
 
 // Devices.
 TIRX_MGPU_EXPORT void mgpuSetDefaultDevice(int32_t device);
@@ -89,11 +89,9 @@ TIRX_MGPU_EXPORT void mgpuSetDefaultDevice(int32_t device);
 // TMA (nvgpu.tma.create.descriptor): encodes a CUtensorMap for the memref
 // that `descriptor` describes (row-major, box dims outermost first) and
 // returns a device pointer to a copy of it.
-TIRX_MGPU_EXPORT void *
-mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
-                               int64_t dataType, int64_t interleave,
-                               int64_t swizzle, int64_t l2Promotion,
-                               int64_t oobFill, int64_t *boxDims);
+TIRX_MGPU_EXPORT void *mgpuTensorMapEncodeTiledMemref(
+    int64_t rank, void *descriptor, int64_t dataType, int64_t interleave,
+    int64_t swizzle, int64_t l2Promotion, int64_t oobFill, int64_t *boxDims);
 
 #ifdef __cplusplus
 }
