@@ -55,11 +55,14 @@ if os.path.isfile(runner_archive) and (
     import shutil
     import tarfile
     shutil.rmtree(runner_bundle, ignore_errors=True)
-    with tarfile.open(runner_archive) as archive:
-        # Plain files only; the "data" filter (Python 3.12+) checks that.
-        extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-        archive.extractall(os.path.dirname(runner_bundle), **extra)
-    os.utime(runner_bin)
+    try:
+        with tarfile.open(runner_archive) as archive:
+            # Plain files only; the "data" filter (Python 3.12+) checks that.
+            extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            archive.extractall(os.path.dirname(runner_bundle), **extra)
+        os.utime(runner_bin)
+    except Exception as error:  # a carried bundle that cannot be used is an error
+        lit_config.fatal("cannot unpack %s: %s" % (runner_archive, error))
 if os.path.isfile(runner_bin):
     config.available_features.add("mlir-runner-bundle")
     runner_lib = os.path.join(runner_bundle, "lib")
