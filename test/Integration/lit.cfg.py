@@ -40,3 +40,41 @@ from lit_cuda import cuda_device_answers  # noqa: E402
 
 if cuda_device_answers():
     config.available_features.add("cuda-device")
+
+# mlir-runner-22 and its libraries, for the CUDA runtime's tests
+# (CudaRuntime/, docs/cuda-runtime.md). The build makes
+# build/runner-bundle.tar.xz (target tirx-runner-bundle), the one file to
+# carry; it is unpacked here when the directory is missing or older.
+runner_bundle = lit_config.params.get(
+    "tirx_runner_bundle", os.path.join(config.tirx_obj_root, "runner-bundle"))
+runner_archive = runner_bundle + ".tar.xz"
+runner_bin = os.path.join(runner_bundle, "bin", "mlir-runner")
+if os.path.isfile(runner_archive) and (
+        not os.path.isfile(runner_bin) or
+        os.path.getmtime(runner_bin) < os.path.getmtime(runner_archive)):
+    import shutil
+    import tarfile
+    shutil.rmtree(runner_bundle, ignore_errors=True)
+    try:
+        with tarfile.open(runner_archive) as archive:
+            # Plain files only; the "data" filter (Python 3.12+) checks that.
+            extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            archive.extractall(os.path.dirname(runner_bundle), **extra)
+        os.utime(runner_bin)
+    except Exception as error:  # a carried bundle that cannot be used is an error
+        lit_config.fatal("cannot unpack %s: %s" % (runner_archive, error))
+if os.path.isfile(runner_bin):
+    config.available_features.add("mlir-runner-bundle")
+    runner_lib = os.path.join(runner_bundle, "lib")
+    # glibc is the host's; everything else comes from the bundle.
+    run_env = "env LD_LIBRARY_PATH=" + runner_lib + " "
+    config.substitutions.append(("%mlir_runner", run_env + runner_bin))
+    config.substitutions.append(
+        ("%FileCheck", run_env + os.path.join(runner_bundle, "bin", "FileCheck")))
+    config.substitutions.append(
+        ("%cuda_runtime", os.path.join(runner_lib, "libtirx_cuda_runtime.so")))
+    config.substitutions.append(
+        ("%runner_utils", os.path.join(runner_lib, "libmlir_runner_utils.so") +
+         "," + os.path.join(runner_lib, "libmlir_c_runner_utils.so")))
+    config.substitutions.append(
+        ("%runner_modules", os.path.join(runner_bundle, "modules")))
