@@ -7,6 +7,7 @@
 #include "tirx/Harness/Mcp.h"
 
 #include "tirx/Harness/Actions.h"
+#include "tirx/Support/JSON.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -263,7 +264,7 @@ std::optional<json::Value> McpServer::handle(llvm::StringRef line) {
     return json::Value(json::Object{
         {"jsonrpc", "2.0"}, {"id", std::move(id)}, {key, std::move(value)}});
   };
-  auto parsed = json::parse(line);
+  auto parsed = parseJSON(line);
   if (!parsed)
     return answer(nullptr, "error",
                   rpcError(-32700, "parse error: " +

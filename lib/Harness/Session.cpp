@@ -15,6 +15,7 @@
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 #include "tirx/Runtime/Feedback.h"
 #include "tirx/Runtime/Files.h"
+#include "tirx/Support/JSON.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -490,15 +491,10 @@ Expected<Result> Session::applyLocked(const std::string &parentId,
   std::string error;
   std::vector<VersionEntry> entries;
   std::vector<RequestRecord> requests;
-  {
-    // The index and the requests, read under one lock: a writer between
-    // the two reads would leave a request naming a version not yet seen.
-    Workspace::Lock reading = ws.lock(error, /*shared=*/true);
-    if (!reading.held())
-      return refuse(RefusalCode::io_error, error);
-    if (!ws.readIndex(entries, error) || !ws.readRequests(requests, error))
-      return damaged(error);
-  }
+  // The index and the requests, read under one lock: a writer between two
+  // reads would leave a request naming a version not yet seen.
+  if (!ws.readHistory(entries, requests, error))
+    return damaged(error);
   Expected<VersionEntry> parent = findEntry(entries, parentId);
   if (!parent)
     return parent.takeError();
@@ -527,7 +523,7 @@ Expected<Result> Session::applyLocked(const std::string &parentId,
   Workspace::Lock lock = ws.lock(error);
   if (!lock.held())
     return refuse(RefusalCode::io_error, error);
-  if (!ws.readIndex(entries, error) || !ws.readRequests(requests, error))
+  if (!ws.readHistory(entries, requests, error))
     return damaged(error);
   // Another writer may have made the same request meanwhile.
   if (const RequestRecord *earlier = findRequest(requests, signature)) {
@@ -932,7 +928,7 @@ Expected<Result> Session::run(const std::string &version,
     rt::parseFeedback(feedbackText, f, error);
     Result out;
     out.version = v->id;
-    auto parsed = json::parse(feedbackText);
+    auto parsed = parseJSON(feedbackText);
     if (parsed && parsed->getAsObject())
       out.data = json::Object{{"feedback", std::move(*parsed->getAsObject())}};
     else if (!parsed)
@@ -993,7 +989,7 @@ Expected<Result> Session::exportSession() {
       if (rt::readFile(ws.path("feedback/" + e.parent + ".json"), fa,
                        ignored) &&
           rt::readFile(ws.path("feedback/" + e.id + ".json"), fb, ignored)) {
-        auto pa = json::parse(fa), pb = json::parse(fb);
+        auto pa = parseJSON(fa), pb = parseJSON(fb);
         if (pa && pb && pa->getAsObject() && pb->getAsObject()) {
           json::Object delta;
           for (const char *key : {"duration_us", "bandwidth_utilization"}) {
@@ -1248,34 +1244,28 @@ Expected<Result> Session::replayHistory(const std::string &historyText,
 
 Expected<Result> Session::fsck() {
   return audited("fsck", json::Object{}, [&]() -> Expected<Result> {
+    std::vector<Damage> damages = ws.check();
     std::vector<VersionEntry> entries;
-    std::vector<RequestRecord> requests;
     std::string error;
-    std::vector<std::string> problems;
-    if (!ws.readIndex(entries, error))
-      problems.push_back(error);
-    if (!ws.readRequests(requests, error))
-      problems.push_back(error);
-    for (const VersionEntry &e : entries) {
-      std::string text;
-      if (!ws.readObject(e.digest, text, error))
-        problems.push_back(e.id + ": " + error);
-      if (!e.script.empty() && !ws.readObject(e.script, text, error))
-        problems.push_back(e.id + " (script): " + error);
-    }
+    bool indexRead = ws.readIndex(entries, error);
+    if (damages.empty() && !indexRead)
+      damages.push_back({ws.path("index.jsonl"), 0, error});
     Result out;
-    json::Array list;
-    for (const std::string &p : problems) {
-      out.text += p + "\n";
-      list.push_back(p);
+    json::Array problems, located;
+    for (const Damage &d : damages) {
+      out.text += d.message() + "\n";
+      problems.push_back(d.problem);
+      located.push_back(json::Object{
+          {"file", d.file}, {"line", d.line}, {"problem", d.problem}});
     }
     out.text += std::to_string(entries.size()) + " versions, " +
-                std::to_string(problems.size()) + " problem(s)\n";
+                std::to_string(damages.size()) + " problem(s)\n";
     out.data = json::Object{{"versions", int64_t(entries.size())},
-                            {"problems", std::move(list)}};
-    if (problems.empty())
+                            {"problems", std::move(problems)},
+                            {"damages", std::move(located)}};
+    if (damages.empty())
       return out;
-    Refusal refusal(RefusalCode::workspace_damaged, problems.front());
+    Refusal refusal(RefusalCode::workspace_damaged, damages.front().message());
     refusal.details = std::move(out.data);
     refusal.details["text"] = out.text;
     return refuse(std::move(refusal));

@@ -12,6 +12,7 @@
 
 #include "tirx/Harness/Session.h"
 #include "tirx/Runtime/Files.h"
+#include "tirx/Support/JSON.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -98,9 +99,9 @@ Expected<std::string> readText(const std::string &path) {
   return text;
 }
 
-Expected<json::Value> parseJSON(const std::string &text,
-                                const std::string &problem, RefusalCode code) {
-  auto parsed = json::parse(text);
+Expected<json::Value> parseInput(const std::string &text,
+                                 const std::string &problem, RefusalCode code) {
+  auto parsed = parseJSON(text);
   if (!parsed)
     return refuse(code, problem + " (" + llvm::toString(parsed.takeError()) +
                             ")");
@@ -147,14 +148,14 @@ Expected<Result> apply(Session &s, const Invocation &inv) {
     Expected<std::string> text = readText(path);
     if (!text)
       return text.takeError();
-    Expected<json::Value> recipe = parseJSON(*text, path + " is not JSON", RefusalCode::bad_json);
+    Expected<json::Value> recipe = parseInput(*text, path + " is not JSON", RefusalCode::bad_json);
     if (!recipe)
       return recipe.takeError();
     return s.applyRecipe(version, *recipe,
                          llvm::sys::path::filename(path).str(), options);
   }
   if (inv.has("--action") && !inv.has("--script")) {
-    Expected<json::Value> action = parseJSON(inv.option("--action"), "the action is not a JSON object",
+    Expected<json::Value> action = parseInput(inv.option("--action"), "the action is not a JSON object",
                   RefusalCode::bad_action);
     if (!action)
       return action.takeError();
