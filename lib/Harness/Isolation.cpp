@@ -164,15 +164,23 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
   }
   ::close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  struct rusage usage = {};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  // A process short of address space does not always fail in operator new:
+  // an mmap that fails deep in a library can end in a signal. A signal
+  // death with the resident size near the limit is the limit's.
+  bool nearLimit = limits.addressSpaceBytes &&
+                   uint64_t(usage.ru_maxrss) * 1024 * 2 >=
+                       limits.addressSpaceBytes;
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
     return refuse(RefusalCode::resource_limit,
                   "the MLIR process ran past its wall-time limit of " +
                       std::to_string(limits.seconds) + " s; no version was made",
                   "a smaller step (e.g. a smaller unroll factor), or a larger "
                   "limit if the work is legitimate");
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryExit)
+  if ((WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryExit) ||
+      (WIFSIGNALED(status) && nearLimit))
     return refuse(RefusalCode::resource_limit,
                   "the MLIR process ran out of its address-space limit of " +
                       std::to_string(limits.addressSpaceBytes >> 20) +

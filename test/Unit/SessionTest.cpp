@@ -1,0 +1,213 @@
+//===- SessionTest.cpp - the harness library ------------------------------===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+//===----------------------------------------------------------------------===//
+//
+// The Session API as a C++ embedder uses it: refusals arrive as data
+// (RefusalError holding a Refusal with its payload op and hint), actions are
+// built from the ODS ops, a resource limit is never remembered as the
+// request's outcome, a repeated request returns the earlier one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Harness/Actions.h"
+#include "tirx/Harness/Session.h"
+#include "tirx/InitAllTIRx.h"
+#include "tirx/Support/Refusal.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::tirx;
+namespace json = llvm::json;
+
+namespace {
+const char *kSaxpy = R"mlir(
+#map = affine_map<(d0) -> (d0)>
+func.func @saxpy(%x: memref<4096xf32>, %y: memref<4096xf32>, %out: memref<4096xf32>) {
+  %a = arith.constant 2.0 : f32
+  linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%x, %y : memref<4096xf32>, memref<4096xf32>) outs(%out : memref<4096xf32>) {
+  ^bb0(%xi: f32, %yi: f32, %o: f32):
+    %m = arith.mulf %a, %xi : f32
+    %s = arith.addf %m, %yi : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+)mlir";
+
+class ScratchDir {
+public:
+  ScratchDir() {
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tirx-session", dir));
+  }
+  ~ScratchDir() { llvm::sys::fs::remove_directories(dir); }
+  std::string workspace() const { return std::string(dir) + "/ws"; }
+
+private:
+  llvm::SmallString<128> dir;
+};
+
+json::Value action(const char *text) {
+  auto parsed = json::parse(text);
+  EXPECT_TRUE(bool(parsed));
+  return parsed ? std::move(*parsed) : json::Value(nullptr);
+}
+
+Session makeSession(const ScratchDir &dir) {
+  llvm::Expected<Initialized> made =
+      Session::init(dir.workspace(), kSaxpy, "saxpy", {}, {"test", ""});
+  EXPECT_TRUE(bool(made)) << (made ? "" : toRefusal(made.takeError()).message);
+  return std::move(made->session);
+}
+
+TEST(Refusal, EveryCodeHasOneName) {
+  for (unsigned i = 0; i <= unsigned(RefusalCode::correctness_fail); ++i) {
+    auto code = RefusalCode(i);
+    EXPECT_EQ(codeNamed(codeName(code)), code) << codeName(code).str();
+  }
+  EXPECT_FALSE(codeNamed("no_such_code"));
+  EXPECT_EQ(kindOf(RefusalCode::workspace_damaged), RefusalKind::Damaged);
+  EXPECT_EQ(kindOf(RefusalCode::resource_limit), RefusalKind::Limit);
+}
+
+TEST(Refusal, JSONRoundTrip) {
+  Refusal r(RefusalCode::not_divisible, "4 does not divide 10", "try 2 or 5");
+  r.payloadOp = "func @f / linalg.generic#0";
+  r.location = "f.mlir:3:5";
+  std::optional<Refusal> back = Refusal::fromJSON(json::Value(r.toJSON()));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->code, r.code);
+  EXPECT_EQ(back->message, r.message);
+  EXPECT_EQ(back->hint, r.hint);
+  EXPECT_EQ(back->payloadOp, r.payloadOp);
+  EXPECT_EQ(back->location, r.location);
+}
+
+TEST(Refusal, SinkKeepsTheFirstAndNests) {
+  MLIRContext ctx;
+  reportRefusal(&ctx, Refusal(RefusalCode::internal, "nobody listens"));
+  RefusalSink outer(&ctx);
+  {
+    RefusalSink inner(&ctx);
+    reportRefusal(&ctx, Refusal(RefusalCode::not_divisible, "first"));
+    reportRefusal(&ctx, Refusal(RefusalCode::bad_order, "second"));
+    ASSERT_TRUE(inner.first());
+    EXPECT_EQ(inner.first()->message, "first");
+  }
+  EXPECT_FALSE(outer.first());
+  reportRefusal(&ctx, Refusal(RefusalCode::bad_order, "to the outer"));
+  ASSERT_TRUE(outer.first());
+  EXPECT_EQ(outer.first()->code, RefusalCode::bad_order);
+}
+
+TEST(Actions, VerifierRefusalArrivesAsData) {
+  DialectRegistry registry;
+  registerTIRxToolDialects(registry);
+  MLIRContext ctx(registry);
+  llvm::Expected<ActionScript> script = buildActionScript(
+      ctx, action(R"({"transform": "vectorize", "params": {"width": 3}})"));
+  ASSERT_FALSE(bool(script));
+  Refusal r = toRefusal(script.takeError());
+  EXPECT_EQ(r.code, RefusalCode::invalid_parameter);
+  EXPECT_EQ(r.message, "width must be 1, 2, 4, 8 or 16, got 3");
+}
+
+TEST(Actions, OpsAndDefaultsComeFromODS) {
+  DialectRegistry registry;
+  registerTIRxToolDialects(registry);
+  MLIRContext ctx(registry);
+  // No template per action: the op is built from its name, its attributes
+  // from the params; omitted parameters take the ODS defaults.
+  llvm::Expected<ActionScript> script = buildActionScript(
+      ctx, action(R"({"transform": "promote_to_shared",
+                      "params": {"operands": [0, 1]}})"));
+  ASSERT_TRUE(bool(script)) << toRefusal(script.takeError()).message;
+  EXPECT_NE(script->script.find("transform.tirx.promote_to_shared"),
+            std::string::npos);
+  EXPECT_EQ(script->script.find("49152"), std::string::npos)
+      << "a default was written out by the harness:\n" << script->script;
+  for (const char *bad :
+       {R"({"transform": "vectorize", "params": {"width": "4"}})",
+        R"({"transform": "vectorize", "params": {"depth": 4}})",
+        R"({"transform": "tile_to_blocks", "params": {}})",
+        R"({"transform": "tile_to_blocks", "params": {"tile_sizes": [1, "x"]}})"}) {
+    llvm::Expected<ActionScript> refused = buildActionScript(ctx, action(bad));
+    ASSERT_FALSE(bool(refused)) << bad;
+    EXPECT_EQ(toRefusal(refused.takeError()).code,
+              RefusalCode::invalid_parameter)
+        << bad;
+  }
+  llvm::Expected<ActionScript> unknown =
+      buildActionScript(ctx, action(R"({"transform": "frobnicate"})"));
+  ASSERT_FALSE(bool(unknown));
+  EXPECT_EQ(toRefusal(unknown.takeError()).code,
+            RefusalCode::unknown_transform);
+}
+
+TEST(Session, PreconditionRefusalCarriesThePayloadOp) {
+  ScratchDir dir;
+  Session s = makeSession(dir);
+  llvm::Expected<Result> out = s.applyAction(
+      "v1", action(R"({"transform": "vectorize", "params": {"width": 4}})"));
+  ASSERT_FALSE(bool(out));
+  Refusal r = toRefusal(out.takeError());
+  EXPECT_EQ(r.code, RefusalCode::bad_order);
+  EXPECT_EQ(r.payloadOp, "func @saxpy / linalg.generic#0");
+  EXPECT_EQ(r.hint, "apply tile_to_threads first");
+  EXPECT_EQ(exitStatusOf(r), 1);
+}
+
+TEST(Session, RepeatedRequestsReturnTheEarlierOutcome) {
+  ScratchDir dir;
+  Session s = makeSession(dir);
+  json::Value tile =
+      action(R"({"transform": "tile_to_blocks", "params": {"tile_sizes": [256]}})");
+  llvm::Expected<Result> first = s.applyAction("v1", tile);
+  ASSERT_TRUE(bool(first)) << toRefusal(first.takeError()).message;
+  EXPECT_EQ(first->version, "v2");
+  llvm::Expected<Result> again = s.applyAction("v1", tile);
+  ASSERT_TRUE(bool(again));
+  EXPECT_EQ(again->version, "v2");
+  EXPECT_TRUE(again->data.getBoolean("deduplicated").value_or(false));
+  EXPECT_EQ(s.requestCount(), 3u); // init and the two applies
+}
+
+TEST(Session, AResourceLimitIsNotRemembered) {
+  ScratchDir dir;
+  Session s = makeSession(dir);
+  json::Value tile =
+      action(R"({"transform": "tile_to_blocks", "params": {"tile_sizes": [256]}})");
+  // 64 MiB of address space: the child cannot even map its libraries'
+  // worth of MLIR work.
+  s.limits().addressSpaceBytes = uint64_t(64) << 20;
+  llvm::Expected<Result> limited = s.applyAction("v1", tile);
+  ASSERT_FALSE(bool(limited));
+  Refusal r = toRefusal(limited.takeError());
+  EXPECT_EQ(r.code, RefusalCode::resource_limit) << r.message;
+  EXPECT_EQ(exitStatusOf(r), 4);
+  // The same request with room enough runs (it was not cached as refused).
+  s.limits() = ChildLimits();
+  llvm::Expected<Result> done = s.applyAction("v1", tile);
+  ASSERT_TRUE(bool(done)) << toRefusal(done.takeError()).message;
+  EXPECT_EQ(done->version, "v2");
+}
+
+TEST(Session, RecipeOrderIsCheckedBeforeAnythingRuns) {
+  ScratchDir dir;
+  Session s = makeSession(dir);
+  llvm::Expected<Result> out = s.applyRecipe(
+      "v1", action(R"([{"transform": "vectorize", "params": {"width": 4}},
+                       {"transform": "tile_to_blocks", "params": {"tile_sizes": [256]}}])"),
+      "bad-order");
+  ASSERT_FALSE(bool(out));
+  EXPECT_EQ(toRefusal(out.takeError()).code, RefusalCode::bad_order);
+  llvm::Expected<Result> log = s.log();
+  ASSERT_TRUE(bool(log));
+  EXPECT_EQ(log->data.getArray("versions")->size(), 1u);
+}
+} // namespace
