@@ -27,6 +27,11 @@ llvm_config.with_environment("PATH", os.path.join(config.cuda_home, "bin"),
 config.substitutions.append(("%tirx_src", config.tirx_src_root))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%tirx_obj", config.tirx_obj_root))
+config.substitutions.append(("%tirx_version", config.tirx_version))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(
     ("%tirx_plugin", os.path.join(config.tirx_lib_dir, "libTIRxPlugin.so")))
 config.substitutions.append(
