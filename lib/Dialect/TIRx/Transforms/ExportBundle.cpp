@@ -354,12 +354,6 @@ ExportBundlePass::writeBinaries(ModuleOp lowered, rt::Manifest &manifest,
                                 const mlir::tirx::TIRxLowerToNVVMOptions &options) {
   std::string ptxasPath = ptxas;
   if (ptxasPath.empty()) {
-    if (options.toolkit.empty())
-      return lowered.emitError()
-             << "tirx-export-bundle: no CUDA toolkit was found (looked at "
-                "$CUDA_HOME, $CUDA_PATH, $CUDA_ROOT, ptxas on PATH, "
-                "/usr/local/cuda): install it, name it with toolkit=<dir>, or "
-                "pass ptxas=none for PTX only";
     SmallString<256> inToolkit(options.toolkit);
     llvm::sys::path::append(inToolkit, "bin", "ptxas");
     ptxasPath = inToolkit.str().str();
@@ -455,16 +449,15 @@ void ExportBundlePass::runOnOperation() {
     return signalPassFailure();
   // The toolkit gives libdevice to the lowering and, unless ptxas= names
   // one, ptxas to the cubins; a toolkit named here must be usable.
-  llvm::Expected<std::string> found = mlir::tirx::findCudaToolkit(toolkit);
-  if (found) {
-    options.toolkit = *found;
-  } else if (!toolkit.empty()) {
+  llvm::Expected<std::string> found =
+      mlir::tirx::findCudaToolkit(toolkit, /*required=*/ptxas.empty());
+  if (!found) {
     module.emitError() << "tirx-export-bundle: "
-                       << llvm::toString(found.takeError());
+                       << llvm::toString(found.takeError())
+                       << ", or pass ptxas=none for PTX only";
     return signalPassFailure();
-  } else {
-    llvm::consumeError(found.takeError());
   }
+  options.toolkit = *found;
 
   // Work on a copy: the payload stays as it was.
   OwningOpRef<ModuleOp> copy = module.clone();

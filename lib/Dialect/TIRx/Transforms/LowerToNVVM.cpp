@@ -146,7 +146,8 @@ void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   pm.addPass(createSymbolDCEPass());
 }
 
-llvm::Expected<std::string> mlir::tirx::findCudaToolkit(StringRef toolkit) {
+llvm::Expected<std::string> mlir::tirx::findCudaToolkit(StringRef toolkit,
+                                                      bool required) {
   std::string dir, origin;
   if (!toolkit.empty()) {
     dir = toolkit.str();
@@ -172,14 +173,18 @@ llvm::Expected<std::string> mlir::tirx::findCudaToolkit(StringRef toolkit) {
       }
     }
   }
-  if (dir.empty()) {
+  bool named = !dir.empty();
+  if (!named) {
     dir = "/usr/local/cuda";
     origin = "the default location";
   }
   SmallString<256> ptxas(dir);
   llvm::sys::path::append(ptxas, "bin", "ptxas");
-  if (!llvm::sys::fs::is_regular_file(ptxas) ||
-      !llvm::sys::fs::can_execute(ptxas))
+  bool usable = llvm::sys::fs::is_regular_file(ptxas) &&
+                llvm::sys::fs::can_execute(ptxas);
+  if (!usable && !named && !required)
+    return std::string();
+  if (!usable)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "no CUDA toolkit: no executable ptxas at '" + ptxas.str() +
@@ -292,18 +297,15 @@ struct LowerToNVVMPass
             options, [&] { return module.emitError(); })))
       return signalPassFailure();
 
-    // A cubin needs ptxas; PTX text only libdevice, where there is one. A
-    // toolkit named on the command line must be usable either way.
-    llvm::Expected<std::string> found = findCudaToolkit(toolkit);
-    if (found) {
-      options.toolkit = *found;
-    } else if (!toolkit.empty() || options.format != "isa") {
+    // A cubin needs ptxas; PTX text only libdevice, where there is one.
+    llvm::Expected<std::string> found =
+        findCudaToolkit(toolkit, /*required=*/options.format != "isa");
+    if (!found) {
       module.emitError() << "tirx-lower-to-nvvm: "
                          << llvm::toString(found.takeError());
       return signalPassFailure();
-    } else {
-      llvm::consumeError(found.takeError());
     }
+    options.toolkit = *found;
 
     bool hasKernel = false;
     module.walk([&](Operation *op) {

@@ -72,8 +72,10 @@ void buildPrepareForNVVMPipeline(OpPassManager &pm);
 /// $CUDA_ROOT that is set, else the toolkit of the ptxas on PATH, else
 /// /usr/local/cuda. Looked up when called, never fixed at build time. Fails,
 /// saying where the directory came from, when it has no executable
-/// bin/ptxas.
-llvm::Expected<std::string> findCudaToolkit(llvm::StringRef toolkit);
+/// bin/ptxas; when nothing named a toolkit and `required` is false, the
+/// result is then empty instead (PTX text needs no ptxas).
+llvm::Expected<std::string> findCudaToolkit(llvm::StringRef toolkit,
+                                            bool required = true);
 
 /// Upstream's gpu-lower-to-nvvm-pipeline with the options filled in; an
 /// empty `options.toolkit` leaves the toolkit to upstream's own lookup.
