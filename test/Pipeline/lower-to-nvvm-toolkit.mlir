@@ -12,12 +12,15 @@
 // RUN: %if ptxas %{ rm -rf %t && mkdir -p %t/toolkit && ln -s %cuda_home/nvvm %t/toolkit/nvvm && ln -s %S/Inputs/fake-toolkit/bin %t/toolkit/bin %}
 // RUN: %if ptxas %{ not tirx-opt %s --tirx-lower-to-nvvm=toolkit=%t/toolkit 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if ptxas %{ tirx-opt %s --tirx-lower-to-nvvm=toolkit=%cuda_home | FileCheck %s --check-prefix=CUBIN %}
+// ptxas-cmd-options reach that ptxas.
+// RUN: %if ptxas %{ not tirx-opt %s --tirx-lower-to-nvvm="toolkit=%cuda_home ptxas-cmd-options=--no-such-ptxas-flag" 2>&1 | FileCheck %s --check-prefix=PTXASOPTS %}
 
 // OPTION: error: tirx-lower-to-nvvm: no CUDA toolkit: no executable ptxas at '{{.*}}nowhere/bin/ptxas' (toolkit from toolkit=); install the CUDA toolkit, or name it with toolkit=<dir> or $CUDA_HOME
 // ENV: error: tirx-lower-to-nvvm: no CUDA toolkit: no executable ptxas at '{{.*}}nowhere/bin/ptxas' (toolkit from $CUDA_HOME)
 // ENVPATH: error: tirx-lower-to-nvvm: no CUDA toolkit: no executable ptxas at '{{.*}}nowhere/bin/ptxas' (toolkit from $CUDA_PATH)
 // LIBDEVICE: error: LibDevice path: {{.*}}fake-toolkit/nvvm/libdevice/libdevice.10.bc does not exist
 // PTXAS: fake ptxas of the toolkit option
+// PTXASOPTS: no-such-ptxas-flag
 // CUBIN: gpu.binary @copy_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx78">, properties = {{.*}}, bin = "\7FELF
 
 func.func @copy(%src: memref<1024xf32>, %dst: memref<1024xf32>) {

@@ -297,16 +297,6 @@ struct LowerToNVVMPass
             options, [&] { return module.emitError(); })))
       return signalPassFailure();
 
-    // A cubin needs ptxas; PTX text only libdevice, where there is one.
-    llvm::Expected<std::string> found =
-        findCudaToolkit(toolkit, /*required=*/options.format != "isa");
-    if (!found) {
-      module.emitError() << "tirx-lower-to-nvvm: "
-                         << llvm::toString(found.takeError());
-      return signalPassFailure();
-    }
-    options.toolkit = *found;
-
     bool hasKernel = false;
     module.walk([&](Operation *op) {
       if (isa<gpu::LaunchOp, gpu::LaunchFuncOp, gpu::GPUModuleOp>(op)) {
@@ -322,6 +312,16 @@ struct LowerToNVVMPass
              "examples/saxpy-vec4.transform.mlir)";
       return signalPassFailure();
     }
+
+    // A cubin needs ptxas; PTX text only libdevice, where there is one.
+    llvm::Expected<std::string> found =
+        findCudaToolkit(toolkit, /*required=*/options.format != "isa");
+    if (!found) {
+      module.emitError() << "tirx-lower-to-nvvm: "
+                         << llvm::toString(found.takeError());
+      return signalPassFailure();
+    }
+    options.toolkit = *found;
 
     OpPassManager pm(ModuleOp::getOperationName());
     buildLowerToNVVMPipeline(pm, options);
