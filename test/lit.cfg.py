@@ -27,6 +27,17 @@ llvm_config.with_environment("PATH", os.path.join(config.cuda_home, "bin"),
 config.substitutions.append(("%tirx_src", config.tirx_src_root))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%tirx_obj", config.tirx_obj_root))
+config.substitutions.append(("%tirx_version", config.tirx_version))
+config.substitutions.append(("%cuda_home", config.cuda_home))
+# Longer names first: a substitution also matches the start of a longer one.
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx_launcher",
+    "-DCMAKE_CXX_COMPILER_LAUNCHER=" + config.cxx_launcher
+    if config.cxx_launcher else ""))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(
     ("%tirx_plugin", os.path.join(config.tirx_lib_dir, "libTIRxPlugin.so")))
 config.substitutions.append(

@@ -7,6 +7,7 @@
 #include "tirx/Harness/Mcp.h"
 
 #include "tirx/Harness/Actions.h"
+#include "tirx/Version.h"
 #include "tirx/Support/JSON.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -16,7 +17,6 @@ using namespace mlir::tirx;
 namespace json = llvm::json;
 
 namespace {
-const char *kServerVersion = "0.2.0";
 
 json::Object rpcError(int code, const std::string &message) {
   return json::Object{{"code", code}, {"message", message}};
@@ -302,7 +302,7 @@ std::optional<json::Value> McpServer::handle(llvm::StringRef line) {
             {"capabilities",
              json::Object{{"tools", json::Object{{"listChanged", false}}}}},
             {"serverInfo",
-             json::Object{{"name", "tirx"}, {"version", kServerVersion}}},
+             json::Object{{"name", "tirx"}, {"version", TIRX_VERSION_STRING}}},
             {"instructions",
              "TIRx: a workspace of versioned GPU payloads (MLIR). Read a "
              "version (read_ir, view, summarize), change it only through "

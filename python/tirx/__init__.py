@@ -3,11 +3,13 @@
 It talks to `tirx serve` (MCP over stdio) and never re-implements the
 harness: every check, refusal and audit line comes from the C++ side.
 """
-from .client import HarnessError, MCPClient, find_tirx
+from .version import __version__
+from .client import HarnessError, MCPClient, find_tirx, find_tirx_run, find_tool
 from .context import ApplyResult, Rejection, TIRxContext
 from .agent import (GreedyPolicy, HarnessAgent, LLMPolicy, Observation, Plan,
                     RandomPolicy, prompt_payload)
 
-__all__ = ["ApplyResult", "GreedyPolicy", "HarnessAgent", "HarnessError",
+__all__ = ["__version__", "ApplyResult", "GreedyPolicy", "HarnessAgent", "HarnessError",
            "LLMPolicy", "MCPClient", "Observation", "Plan", "RandomPolicy",
-           "Rejection", "TIRxContext", "find_tirx", "prompt_payload"]
+           "Rejection", "TIRxContext", "find_tirx", "find_tirx_run", "find_tool",
+           "prompt_payload"]

@@ -5,7 +5,10 @@ import random
 import re
 import urllib.request
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+
+if TYPE_CHECKING:  # only for the annotations: no import cycle at run time
+    from .context import TIRxContext
 
 
 @dataclass
@@ -14,7 +17,7 @@ class Plan:
     params: dict
     target: Optional[str] = None
 
-    def key(self):
+    def key(self) -> str:
         return json.dumps([self.transform, self.params, self.target], sort_keys=True)
 
 
@@ -28,7 +31,7 @@ class Observation:
     tried: List[dict] = field(default_factory=list)  # {plan, ok, outcome}
 
 
-def prompt_payload(obs, budget=2000):
+def prompt_payload(obs: Observation, budget: int = 2000) -> str:
     """The compact text an LLM sees, at most `budget` characters: the
     bottleneck and its figures, the resources, the last diff, the rejected
     and tried candidates. Lines are dropped from the end of each section,
@@ -68,7 +71,7 @@ class GreedyPolicy:
     row sum), a row per block whose threads share the row
     (reduce_in_block). Rejections steer it (a hint's width or sizes)."""
 
-    def plan(self, obs, schema):
+    def plan(self, obs: Observation, schema: Dict[str, Any]) -> Optional[Plan]:
         tried = {t["plan"] for t in obs.tried}
         bind = obs.views.get("thread_binding", {})
         loops = obs.views.get("loop_structure", {}).get("loops", [])
@@ -128,10 +131,10 @@ class GreedyPolicy:
 class RandomPolicy:
     """Random actions from the schema (a baseline and a search seed)."""
 
-    def __init__(self, seed=0):
+    def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
 
-    def plan(self, obs, schema):
+    def plan(self, obs: Observation, schema: Dict[str, Any]) -> Optional[Plan]:
         choice = self.rng.choice(schema["oneOf"])
         name = choice["properties"]["transform"]["const"]
         props = choice["properties"]["params"].get("properties", {})
@@ -158,13 +161,14 @@ class LLMPolicy:
               "object: an action {\"transform\": NAME, \"params\": {...}, "
               "\"target\": {\"op\": OP}} from the schema, or {\"done\": true}.")
 
-    def __init__(self, url=None, model=None, key=None, budget=2000, timeout=60):
+    def __init__(self, url: Optional[str] = None, model: Optional[str] = None,
+                 key: Optional[str] = None, budget: int = 2000, timeout: int = 60) -> None:
         self.url = url or os.environ.get("TIRX_LLM_URL", "http://localhost:8000/v1")
         self.model = model or os.environ.get("TIRX_LLM_MODEL", "default")
         self.key = key or os.environ.get("TIRX_LLM_KEY", "")
         self.budget, self.timeout = budget, timeout
 
-    def plan(self, obs, schema):
+    def plan(self, obs: Observation, schema: Dict[str, Any]) -> Optional[Plan]:
         names = [s["properties"]["transform"]["const"] for s in schema["oneOf"]]
         user = (prompt_payload(obs, self.budget) + "\nactions: " + ", ".join(names) +
                 "\nschema: " + json.dumps({s["title"]: s["properties"]["params"]
@@ -192,15 +196,18 @@ class LLMPolicy:
 class HarnessAgent:
     """observe -> plan -> apply -> run for at most `steps` steps."""
 
-    def __init__(self, policy, ctx, views=("thread_binding", "loop_structure")):
+    def __init__(self, policy: Any, ctx: "TIRxContext",
+                 views: Sequence[str] = ("thread_binding", "loop_structure")) -> None:
         self.policy, self.ctx, self.views = policy, ctx, views
 
-    def observe(self, version, feedback, last_diff, tried):
+    def observe(self, version: str, feedback: Dict[str, Any], last_diff: List[str],
+                tried: List[Dict[str, Any]]) -> Observation:
         views = {w: self.ctx.view(version, w) for w in self.views}
         return Observation(version, self.ctx.summarize(version), feedback, views,
                            last_diff, tried)
 
-    def run(self, version, steps=8, profile_rounds=None):
+    def run(self, version: str, steps: int = 8,
+            profile_rounds: Optional[int] = None) -> Dict[str, Any]:
         schema = self.ctx.action_schema()
         feedback = self.ctx.run(version, profile_rounds)
         tried, last_diff, history = [], [], []

@@ -1,7 +1,7 @@
 """TIRxContext: the seed's API over the harness."""
 import os
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Dict, List, Optional, Union
 
 from .client import HarnessError, MCPClient
 
@@ -16,12 +16,12 @@ class Rejection:
     location: str = ""
 
     @classmethod
-    def from_error(cls, error):
+    def from_error(cls, error: HarnessError) -> "Rejection":
         e = (error.data or {}).get("error", {})
         return cls(e.get("code", "error"), e.get("message", str(error)),
                    e.get("hint", ""), e.get("payload_op", ""), e.get("location", ""))
 
-    def __str__(self):
+    def __str__(self) -> str:
         text = "%s: %s" % (self.code, self.message)
         if self.hint:
             text += " (hint: %s)" % self.hint
@@ -45,8 +45,10 @@ class TIRxContext:
     enable_audit=False is refused rather than silently ignored).
     """
 
-    def __init__(self, backend="cuda", target="sm_90", workspace_dir="./tirx-workspace",
-                 enable_audit=True, tirx=None, actor=None, session=None):
+    def __init__(self, backend: str = "cuda", target: str = "sm_90",
+                 workspace_dir: str = "./tirx-workspace", enable_audit: bool = True,
+                 tirx: Optional[str] = None, actor: Optional[str] = None,
+                 session: Optional[str] = None) -> None:
         if backend != "cuda":
             raise ValueError("backend %r: TIRx lowers to CUDA (NVVM/PTX) only" % backend)
         if not enable_audit:
@@ -56,7 +58,7 @@ class TIRxContext:
         self._client = MCPClient(self.workspace_dir, tirx=tirx, actor=actor, session=session)
 
     # -- versions ---------------------------------------------------------
-    def commit_ir(self, ir, message="", parent=None):
+    def commit_ir(self, ir: str, message: str = "", parent: Optional[str] = None) -> str:
         """Records MLIR text (or a path to it); the first commit starts the
         workspace. Returns the new version id."""
         if os.path.isfile(ir):
@@ -71,20 +73,23 @@ class TIRxContext:
             args["parent"] = parent
         return self._client.call("commit_ir", **args)["version"]["id"]
 
-    def read_ir(self, version):
+    def read_ir(self, version: str) -> str:
         return self._client.call("read_ir", version=version)["ir"]
 
-    def head(self):
+    def head(self) -> str:
         return self._client.call("log")["head"]
 
-    def log(self):
+    def log(self) -> Dict[str, Any]:
         return self._client.call("log")
 
-    def checkout(self, version):
+    def checkout(self, version: str) -> str:
         return self._client.call("checkout", version=version)["head"]
 
     # -- acting -----------------------------------------------------------
-    def apply(self, version_id, transform, params=None, target=None, message=None):
+    def apply(self, version_id: str, transform: str,
+              params: Optional[Dict[str, Any]] = None,
+              target: Union[str, Dict[str, Any], None] = None,
+              message: Optional[str] = None) -> ApplyResult:
         """Applies an action; returns ApplyResult with the new version or the
         rejection (code, message, hint, payload op)."""
         action = {"transform": transform, "params": params or {}}
@@ -97,10 +102,11 @@ class TIRxContext:
             args["message"] = message
         return self._apply(args)
 
-    def apply_script(self, version_id, script, policy="strict"):
+    def apply_script(self, version_id: str, script: Union[str, List[Dict[str, Any]]],
+                     policy: str = "strict") -> ApplyResult:
         return self._apply({"version": version_id, "script": script, "policy": policy})
 
-    def _apply(self, args):
+    def _apply(self, args: Dict[str, Any]) -> ApplyResult:
         try:
             out = self._client.call("apply", **args)
             return ApplyResult(True, out["version"]["id"],
@@ -110,20 +116,21 @@ class TIRxContext:
             return ApplyResult(False, rejection=rejection, reason=str(rejection),
                                deduplicated=bool((e.data or {}).get("deduplicated")))
 
-    def action_schema(self):
+    def action_schema(self) -> Dict[str, Any]:
         return self._client.call("action_schema")
 
     # -- seeing and measuring ---------------------------------------------
-    def view(self, version, what):
+    def view(self, version: str, what: str) -> Dict[str, Any]:
         return self._client.call("view", version=version, what=what)["view"]
 
-    def summarize(self, version):
+    def summarize(self, version: str) -> str:
         return self._client.call("summarize", version=version)["view"]["text"]
 
-    def diff(self, a, b):
+    def diff(self, a: str, b: str) -> Dict[str, Any]:
         return self._client.call("diff", **{"from": a, "to": b})
 
-    def run(self, version_id, profile_rounds=None, timeout=None):
+    def run(self, version_id: str, profile_rounds: Optional[int] = None,
+            timeout: Optional[int] = None) -> Dict[str, Any]:
         """Lowers, bundles and runs the version against its seed's reference.
         Returns the feedback dict; without a GPU it is compile-only
         (compile_status, launch_status "no_device")."""
@@ -145,7 +152,7 @@ class TIRxContext:
                     return json.load(f)
             raise
 
-    def export_session(self, path):
+    def export_session(self, path: str) -> Dict[str, Any]:
         """The session as a dict, also written to `path` (by this process:
         the server never writes where an agent asks)."""
         import json
@@ -154,11 +161,11 @@ class TIRxContext:
             json.dump(session, f, indent=2)
         return session
 
-    def close(self):
+    def close(self) -> None:
         self._client.close()
 
-    def __enter__(self):
+    def __enter__(self) -> "TIRxContext":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()

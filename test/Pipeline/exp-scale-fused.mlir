@@ -5,7 +5,7 @@
 // RUN:   --transform-preload-library=transform-library-paths=%tirx_src/examples/exp-scale-fused.transform.mlir \
 // RUN:   --transform-interpreter > %t.mapped.mlir
 // RUN: FileCheck %s --check-prefix=MAPPED < %t.mapped.mlir
-// RUN: tirx-opt %t.mapped.mlir --tirx-lower-to-nvvm=format=isa | FileCheck %s
+// RUN: tirx-opt %t.mapped.mlir --tirx-lower-to-nvvm=cubin-format=isa | FileCheck %s
 
 // MAPPED-LABEL: func.func @exp_scale
 //   MAPPED-NOT: memref.alloc() : memref<1048576xf32>

@@ -1,10 +1,10 @@
 // Bad options and payloads the pipeline cannot lower: a clear error on the
 // module and a non-zero exit.
-// RUN: tirx-opt %s -split-input-file -verify-diagnostics --tirx-lower-to-nvvm=chip=sm_50 --mlir-disable-threading
-// RUN: not tirx-opt %s --tirx-lower-to-nvvm=chip=sm_50 2>&1 | FileCheck %s --check-prefix=CHIP
-// RUN: not tirx-opt %s --tirx-lower-to-nvvm="chip=sm_90 features=+ptx70" 2>&1 | FileCheck %s --check-prefix=PTX
-// RUN: not tirx-opt %s --tirx-lower-to-nvvm=format=elf 2>&1 | FileCheck %s --check-prefix=FORMAT
-// RUN: not tirx-opt %s --tirx-lower-to-nvvm=features=+ptxabc 2>&1 | FileCheck %s --check-prefix=FEATURE
+// RUN: tirx-opt %s -split-input-file -verify-diagnostics --tirx-lower-to-nvvm=cubin-chip=sm_50 --mlir-disable-threading
+// RUN: not tirx-opt %s --tirx-lower-to-nvvm=cubin-chip=sm_50 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not tirx-opt %s --tirx-lower-to-nvvm="cubin-chip=sm_90 cubin-features=+ptx70" 2>&1 | FileCheck %s --check-prefix=PTX
+// RUN: not tirx-opt %s --tirx-lower-to-nvvm=cubin-format=elf 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not tirx-opt %s --tirx-lower-to-nvvm=cubin-features=+ptxabc 2>&1 | FileCheck %s --check-prefix=FEATURE
 
 // CHIP: error: tirx-lower-to-nvvm: unsupported chip 'sm_50'; supported: sm_75, sm_80,
 // PTX: error: tirx-lower-to-nvvm: PTX 7.0 does not support sm_90; use +ptx78 (PTX 7.8) or newer

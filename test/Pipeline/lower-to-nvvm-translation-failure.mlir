@@ -1,6 +1,6 @@
 // A tensor op left inside a kernel cannot be translated to LLVM IR: the
 // error comes out and the exit status is non-zero.
-// RUN: not tirx-opt %s --tirx-lower-to-nvvm=format=isa 2>&1 | FileCheck %s
+// RUN: not tirx-opt %s --tirx-lower-to-nvvm=cubin-format=isa 2>&1 | FileCheck %s
 // CHECK: error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast
 
 module {

@@ -4,7 +4,7 @@
 // RUN:   --transform-preload-library=transform-library-paths=%tirx_src/examples/saxpy-scalar.transform.mlir \
 // RUN:   --transform-interpreter > %t.mapped.mlir
 // RUN: FileCheck %s --check-prefix=MAPPED < %t.mapped.mlir
-// RUN: tirx-opt %t.mapped.mlir --tirx-lower-to-nvvm=format=isa | FileCheck %s 
+// RUN: tirx-opt %t.mapped.mlir --tirx-lower-to-nvvm=cubin-format=isa | FileCheck %s 
 // RUN: not %mlir_opt %t.mapped.mlir --pass-pipeline='builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa})' 2>&1 | FileCheck %s --check-prefix=UPSTREAM
 
 // MAPPED: gpu.launch

@@ -3,7 +3,7 @@
 // RUN:   --transform-preload-library=transform-library-paths=%tirx_src/examples/saxpy-vec4.transform.mlir \
 // RUN:   --transform-interpreter > %t.mapped.mlir
 // RUN: FileCheck %s --check-prefix=MAPPED < %t.mapped.mlir
-// RUN: tirx-opt %t.mapped.mlir --tirx-lower-to-nvvm=format=isa | FileCheck %s 
+// RUN: tirx-opt %t.mapped.mlir --tirx-lower-to-nvvm=cubin-format=isa | FileCheck %s 
 
 // MAPPED-LABEL: func.func @saxpy
 // MAPPED: gpu.launch blocks({{.*}}) in ({{.*}} = %c65536{{.*}}) threads({{.*}}) in ({{.*}} = %c256

@@ -1,7 +1,7 @@
 // A shared-memory allocation inside a launch becomes a workgroup attribution
 // (one buffer per block), not a per-thread heap allocation.
 // RUN: tirx-opt %s --tirx-workgroup-allocs | FileCheck %s
-// RUN: tirx-opt %s --tirx-lower-to-nvvm=format=isa | FileCheck %s --check-prefix=PTX
+// RUN: tirx-opt %s --tirx-lower-to-nvvm=cubin-format=isa | FileCheck %s --check-prefix=PTX
 
 // CHECK: gpu.launch
 // CHECK-SAME: workgroup(%[[BUF:.+]] : memref<256xf32, #gpu.address_space<workgroup>>)

@@ -2,7 +2,7 @@
 // with alignment 16 proven, then the upstream GPU mapping and the lowering
 // to ld.global.v4.b32.
 // RUN: tirx-opt %tirx_src/examples/saxpy.mlir --transform-preload-library=transform-library-paths=%tirx_src/examples/saxpy-tirx.transform.mlir --transform-interpreter | FileCheck %s
-// RUN: tirx-opt %tirx_src/examples/saxpy.mlir --transform-preload-library=transform-library-paths=%tirx_src/examples/saxpy-tirx.transform.mlir --transform-interpreter | tirx-opt --tirx-lower-to-nvvm=format=isa | FileCheck %s --check-prefix=PTX
+// RUN: tirx-opt %tirx_src/examples/saxpy.mlir --transform-preload-library=transform-library-paths=%tirx_src/examples/saxpy-tirx.transform.mlir --transform-interpreter | tirx-opt --tirx-lower-to-nvvm=cubin-format=isa | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: func.func @saxpy
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c65536{{.*}}) threads({{.*}}) in ({{.*}} = %c256

@@ -5,15 +5,23 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/InitAllTIRx.h"
+#include "tirx/Version.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tirx::registerTIRxToolDialects(registry);
   mlir::registerAllPasses();
   mlir::tirx::registerAllTIRxPasses();
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tirx-opt (TIRx) " TIRX_VERSION_STRING "\n"
+       << "  built with LLVM/MLIR " LLVM_VERSION_STRING "\n";
+  });
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "TIRx optimizer driver\n", registry));

@@ -15,6 +15,7 @@
 #include "tirx/Runtime/Files.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Runtime/Runner.h"
+#include "tirx/Version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +52,7 @@ const char *kUsage =
     "  --profile-dir DIR   device profile cache (default ~/.cache/tirx)\n"
     "  --ir-version ID     snapshot id to put in the feedback\n"
     "  -o FILE             write the feedback JSON there (default: stdout)\n"
+    "  --version           print the TIRx version and exit\n"
     "exit status: 0 all ran and passed, 1 a candidate failed or timed out,\n"
     "             2 bad input, 3 no CUDA driver or device\n";
 
@@ -95,6 +97,9 @@ Options parseArgs(int argc, char **argv) {
     };
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
+      std::exit(0);
+    } else if (a == "--version") {
+      std::cout << "tirx-run (TIRx) " TIRX_VERSION_STRING "\n";
       std::exit(0);
     } else if (a == "--reference") {
       o.reference = value();

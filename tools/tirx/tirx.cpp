@@ -11,6 +11,7 @@
 #include "Serve.h"
 
 #include "tirx/Harness/Session.h"
+#include "tirx/Version.h"
 #include "tirx/Runtime/Files.h"
 #include "tirx/Support/JSON.h"
 
@@ -29,7 +30,6 @@ namespace json = llvm::json;
 namespace rt = ::tirx::runtime;
 using llvm::Expected;
 
-static const char *kVersion = "0.2.0";
 
 static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--json]
 
@@ -354,7 +354,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (a == "--version") {
-      std::cout << "tirx " << kVersion << "\n";
+      std::cout << "tirx " << TIRX_VERSION_STRING << "\n";
       return 0;
     }
     if (a == "--json") {

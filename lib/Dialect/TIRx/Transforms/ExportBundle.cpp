@@ -30,10 +30,6 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
-#ifndef TIRX_CUDA_HOME
-#define TIRX_CUDA_HOME "/usr/local/cuda"
-#endif
-
 namespace mlir {
 namespace tirx {
 #define GEN_PASS_DEF_TIRXEXPORTBUNDLE
@@ -356,9 +352,12 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
 LogicalResult
 ExportBundlePass::writeBinaries(ModuleOp lowered, rt::Manifest &manifest,
                                 const mlir::tirx::TIRxLowerToNVVMOptions &options) {
-  std::string ptxasPath = ptxas.empty()
-                              ? std::string(TIRX_CUDA_HOME) + "/bin/ptxas"
-                              : std::string(ptxas);
+  std::string ptxasPath = ptxas;
+  if (ptxasPath.empty()) {
+    SmallString<256> inToolkit(options.toolkit);
+    llvm::sys::path::append(inToolkit, "bin", "ptxas");
+    ptxasPath = inToolkit.str().str();
+  }
   bool buildCubin = ptxasPath != "none";
   if (buildCubin && !llvm::sys::fs::can_execute(ptxasPath))
     return lowered.emitError()
@@ -448,6 +447,17 @@ void ExportBundlePass::runOnOperation() {
   if (failed(mlir::tirx::validateLowerToNVVMOptions(
           options, [&] { return module.emitError(); })))
     return signalPassFailure();
+  // The toolkit gives libdevice to the lowering and, unless ptxas= names
+  // one, ptxas to the cubins; a toolkit named here must be usable.
+  llvm::Expected<std::string> found =
+      mlir::tirx::findCudaToolkit(toolkit, /*required=*/ptxas.empty());
+  if (!found) {
+    module.emitError() << "tirx-export-bundle: "
+                       << llvm::toString(found.takeError())
+                       << ", or pass ptxas=none for PTX only";
+    return signalPassFailure();
+  }
+  options.toolkit = *found;
 
   // Work on a copy: the payload stays as it was.
   OwningOpRef<ModuleOp> copy = module.clone();

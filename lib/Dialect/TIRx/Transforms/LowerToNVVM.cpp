@@ -22,6 +22,9 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -143,22 +146,56 @@ void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   pm.addPass(createSymbolDCEPass());
 }
 
-/// Upstream's NVVM target finds the CUDA toolkit, and with it libdevice
-/// (math.exp becomes __nv_expf, which libdevice defines), only through
-/// CUDA_ROOT, CUDA_HOME or CUDA_PATH: Debian's LLVM has no built-in default.
-/// Without them a kernel that uses a math function keeps an unresolved call
-/// and ptxas fails. Point them at the toolkit TIRx is built against unless
-/// the user named one.
-static void makeCudaToolkitVisible() {
-  if (std::getenv("CUDA_ROOT") || std::getenv("CUDA_HOME") ||
-      std::getenv("CUDA_PATH"))
-    return;
-  ::setenv("CUDA_HOME", TIRX_CUDA_HOME, /*overwrite=*/0);
+llvm::Expected<std::string> mlir::tirx::findCudaToolkit(StringRef toolkit,
+                                                      bool required) {
+  std::string dir, origin;
+  if (!toolkit.empty()) {
+    dir = toolkit.str();
+    origin = "toolkit=";
+  }
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"}) {
+    const char *value = std::getenv(var);
+    if (!dir.empty() || !value || !*value)
+      continue;
+    dir = value;
+    origin = std::string("$") + var;
+  }
+  if (dir.empty()) {
+    // The toolkit of the ptxas on PATH: bin/ptxas, symbolic links resolved
+    // (/usr/bin/ptxas may point into the toolkit).
+    if (llvm::ErrorOr<std::string> onPath =
+            llvm::sys::findProgramByName("ptxas")) {
+      SmallString<256> real;
+      if (!llvm::sys::fs::real_path(*onPath, real)) {
+        dir = llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+                  .str();
+        origin = "the ptxas on PATH (" + *onPath + ")";
+      }
+    }
+  }
+  bool named = !dir.empty();
+  if (!named) {
+    dir = "/usr/local/cuda";
+    origin = "the default location";
+  }
+  SmallString<256> ptxas(dir);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  bool usable = llvm::sys::fs::is_regular_file(ptxas) &&
+                llvm::sys::fs::can_execute(ptxas);
+  if (!usable && !named && !required)
+    return std::string();
+  if (!usable)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "no CUDA toolkit: no executable ptxas at '" + ptxas.str() +
+            "' (toolkit from " + origin +
+            "); install the CUDA toolkit, or name it with toolkit=<dir> or "
+            "$CUDA_HOME");
+  return dir;
 }
 
 void mlir::tirx::buildNVVMCodegenPipeline(
     OpPassManager &pm, const TIRxLowerToNVVMOptions &options) {
-  makeCudaToolkitVisible();
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
   nvvm.cubinFeatures = options.features;
@@ -166,6 +203,25 @@ void mlir::tirx::buildNVVMCodegenPipeline(
   nvvm.optLevel = options.optLevel;
   nvvm.kernelUseBarePtrCallConv = options.barePtr;
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+
+  // Upstream's pipeline has no toolkit option: hand the toolkit (ptxas and
+  // libdevice, which math functions need) and ptxas's options to its
+  // gpu-module-to-binary, rather than through the process's environment.
+  std::string binaryOptions;
+  if (!options.toolkit.empty())
+    binaryOptions += "toolkit=\"" + options.toolkit + "\" ";
+  if (!options.ptxasOptions.empty())
+    binaryOptions += "opts=\"" + options.ptxasOptions + "\"";
+  if (binaryOptions.empty())
+    return;
+  for (Pass &pass : pm.getPasses()) {
+    if (pass.getArgument() != "gpu-module-to-binary")
+      continue;
+    LogicalResult parsed = pass.initializeOptions(
+        binaryOptions, [](const Twine &) { return failure(); });
+    assert(succeeded(parsed) && "gpu-module-to-binary options");
+    (void)parsed;
+  }
 }
 
 LogicalResult mlir::tirx::runPipelineStrictly(
@@ -236,6 +292,7 @@ struct LowerToNVVMPass
     options.format = format;
     options.barePtr = barePtr;
     options.optLevel = optLevel;
+    options.ptxasOptions = ptxasOptions;
     if (failed(validateLowerToNVVMOptions(
             options, [&] { return module.emitError(); })))
       return signalPassFailure();
@@ -255,6 +312,16 @@ struct LowerToNVVMPass
              "examples/saxpy-vec4.transform.mlir)";
       return signalPassFailure();
     }
+
+    // A cubin needs ptxas; PTX text only libdevice, where there is one.
+    llvm::Expected<std::string> found =
+        findCudaToolkit(toolkit, /*required=*/options.format != "isa");
+    if (!found) {
+      module.emitError() << "tirx-lower-to-nvvm: "
+                         << llvm::toString(found.takeError());
+      return signalPassFailure();
+    }
+    options.toolkit = *found;
 
     OpPassManager pm(ModuleOp::getOperationName());
     buildLowerToNVVMPipeline(pm, options);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
@@ -66,7 +67,18 @@ void buildAnalysisFormPipeline(OpPassManager &pm);
 /// every kernel is a gpu.func reached by a gpu.launch_func.
 void buildPrepareForNVVMPipeline(OpPassManager &pm);
 
-/// Upstream's gpu-lower-to-nvvm-pipeline with the options filled in.
+/// The CUDA toolkit to compile with (its bin/ptxas, its libdevice):
+/// `toolkit` when not empty, else the first of $CUDA_HOME, $CUDA_PATH and
+/// $CUDA_ROOT that is set, else the toolkit of the ptxas on PATH, else
+/// /usr/local/cuda. Looked up when called, never fixed at build time. Fails,
+/// saying where the directory came from, when it has no executable
+/// bin/ptxas; when nothing named a toolkit and `required` is false, the
+/// result is then empty instead (PTX text needs no ptxas).
+llvm::Expected<std::string> findCudaToolkit(llvm::StringRef toolkit,
+                                            bool required = true);
+
+/// Upstream's gpu-lower-to-nvvm-pipeline with the options filled in; an
+/// empty `options.toolkit` leaves the toolkit to upstream's own lookup.
 void buildNVVMCodegenPipeline(OpPassManager &pm,
                               const TIRxLowerToNVVMOptions &options);
 

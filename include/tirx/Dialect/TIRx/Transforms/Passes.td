@@ -14,8 +14,9 @@ def TIRxLowerToNVVM : Pass<"tirx-lower-to-nvvm", "::mlir::ModuleOp"> {
   let description = [{
     Lowers a module whose kernels are `gpu.launch` regions (as the transform
     scripts in `examples/` produce them) or already outlined `gpu.func`s down
-    to a `gpu.binary` holding PTX (`format=isa`), a cubin (`format=bin`) or a
-    fat binary (`format=fatbin`), with the host code in the LLVM dialect.
+    to a `gpu.binary` holding PTX (`cubin-format=isa`), a cubin
+    (`cubin-format=bin`) or a fat binary (`cubin-format=fatbin`), with the
+    host code in the LLVM dialect.
 
     Before the upstream `gpu-lower-to-nvvm-pipeline` it runs what that
     pipeline leaves to the user:
@@ -32,23 +33,45 @@ def TIRxLowerToNVVM : Pass<"tirx-lower-to-nvvm", "::mlir::ModuleOp"> {
     The pass fails whenever any pass of the pipeline emits an error
     diagnostic, even one that upstream reports without failing.
 
+    The options carry the names of `gpu-lower-to-nvvm-pipeline`'s options
+    for the same things; the defaults differ where upstream's do not work
+    with CUDA 13 (chip sm_50) or with the runner (bare pointers).
+
+    The CUDA toolkit (ptxas for `cubin-format=bin|fatbin`, libdevice for
+    math functions) is `toolkit` when given, else it is looked up when the
+    pass runs: `$CUDA_HOME`, `$CUDA_PATH`, `$CUDA_ROOT`, the toolkit of the
+    `ptxas` on `PATH`, then `/usr/local/cuda`. A toolkit without
+    `bin/ptxas` is an error naming where it came from.
+
     ```
-    tirx-opt --tirx-lower-to-nvvm="chip=sm_90 format=isa" payload.mlir
+    tirx-opt --tirx-lower-to-nvvm="cubin-chip=sm_90 cubin-format=isa" payload.mlir
+    mlir-opt-22 --load-pass-plugin=libTIRxPlugin.so \
+                --tirx-lower-to-nvvm="cubin-chip=sm_90" payload.mlir
     ```
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "Target GPU (sm_75 ... sm_121f; the chips both LLVM 22 and "
-           "CUDA 13's ptxas know)">,
-    Option<"features", "features", "std::string", /*default=*/"\"\"",
-           "Target features, e.g. +ptx80; default: the lowest PTX version "
-           "that supports the chip">,
-    Option<"format", "format", "std::string", /*default=*/"\"bin\"",
-           "Binary format: isa (PTX text), bin (cubin) or fatbin">,
-    Option<"barePtr", "bare-ptr", "bool", /*default=*/"true",
-           "Pass each static memref kernel argument as one pointer">,
+    Option<"chip", "cubin-chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU: sm_75 ... sm_121f, the chips both LLVM 22 and "
+           "CUDA 13's ptxas know (default: sm_90)">,
+    Option<"features", "cubin-features", "std::string", /*default=*/"\"\"",
+           "Target features, e.g. +ptx80 (default: the lowest PTX version "
+           "that supports the chip)">,
+    Option<"format", "cubin-format", "std::string", /*default=*/"\"bin\"",
+           "Binary format: isa (PTX text), bin (cubin) or fatbin "
+           "(default: bin)">,
     Option<"optLevel", "opt-level", "int", /*default=*/"3",
-           "LLVM optimization level for the device code (0-3)">
+           "LLVM optimization level for the device code, 0-3 (default: 3)">,
+    Option<"barePtr", "kernel-bare-ptr-calling-convention", "bool",
+           /*default=*/"true",
+           "Pass each static memref kernel argument as one pointer "
+           "(default: true)">,
+    Option<"ptxasOptions", "ptxas-cmd-options", "std::string",
+           /*default=*/"\"\"",
+           "Extra command-line options for ptxas (default: none)">,
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit directory, holding bin/ptxas (default: looked up "
+           "at run time: $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT, ptxas on PATH, "
+           "/usr/local/cuda)">
   ];
 }
 
@@ -271,8 +294,12 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
     Option<"features", "features", "std::string", /*default=*/"\"\"",
            "Target features; default: the lowest PTX version of the chip">,
     Option<"ptxas", "ptxas", "std::string", /*default=*/"\"\"",
-           "ptxas to build the cubin with (default: $CUDA_HOME/bin/ptxas); "
-           "`none` writes PTX only">,
+           "ptxas to build the cubin with (default: bin/ptxas of the CUDA "
+           "toolkit, found as for tirx-lower-to-nvvm); `none` writes PTX "
+           "only">,
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit directory, as for tirx-lower-to-nvvm (default: "
+           "looked up at run time)">,
     Option<"irVersion", "ir-version", "std::string", /*default=*/"\"\"",
            "Snapshot id recorded in the manifest">
   ];
