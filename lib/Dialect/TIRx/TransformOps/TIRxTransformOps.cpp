@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -174,6 +175,7 @@ public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TIRxTransformExtension)
   using Base::Base;
   void init() {
+    declareGeneratedDialect<linalg::LinalgDialect>();
     declareGeneratedDialect<scf::SCFDialect>();
     declareGeneratedDialect<mlir::gpu::GPUDialect>();
     declareGeneratedDialect<vector::VectorDialect>();
@@ -246,6 +248,9 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
     return wrongTarget(op, target, "a linalg op");
+  if (DiagnosedSilenceableFailure check = requireTiling(op, target);
+      !check.succeeded())
+    return check;
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
   if (sizes.size() > ranges.size())
@@ -271,8 +276,18 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
 }
 } // namespace
 
-void mlir::tirx::registerTransformDialectExtension(DialectRegistry &registry) {
+void mlir::tirx::registerTransformOps(DialectRegistry &registry) {
   registry.addExtensions<TIRxTransformExtension>();
+}
+
+void mlir::tirx::registerTransformOpsInterfaceModels(
+    DialectRegistry &registry) {
+  linalg::registerTilingInterfaceExternalModels(registry);
+}
+
+void mlir::tirx::registerTransformDialectExtension(DialectRegistry &registry) {
+  registerTransformOps(registry);
+  registerTransformOpsInterfaceModels(registry);
 }
 
 std::vector<mlir::tirx::ActionInfo> mlir::tirx::actionInfos() {
@@ -408,6 +423,9 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
     return wrongTarget(self, target, "a linalg op");
+  if (DiagnosedSilenceableFailure check = requireTiling(self, target);
+      !check.succeeded())
+    return check;
   if (!insideMapping(target, MappingKind::Thread))
     return reject(self, target, RefusalCode::bad_order,
                   "vectorize only after thread mapping: the target is not "
@@ -709,6 +727,9 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
     return wrongTarget(self, target, "a linalg op");
+  if (DiagnosedSilenceableFailure check = requireTiling(self, target);
+      !check.succeeded())
+    return check;
   ArrayRef<int64_t> sizes = getTileSizes();
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
