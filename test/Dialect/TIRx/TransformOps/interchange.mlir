@@ -24,3 +24,24 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @repeated(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+  // expected-note @below {{payload op: func @repeated / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<64x64xf32>) outs(%b : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{bad_permutation: the permutation must order all 2 loops exactly once}}
+    %n = transform.tirx.interchange %g permutation [0, 0] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -76,3 +76,22 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+func.func @whole(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  scf.forall (%i) in (1) {
+    // expected-note @below {{payload op: func @whole / scf.forall#0 (block x) / linalg.matmul#0}}
+    linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  } {mapping = [#gpu.block<x>]}
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_a_tile: operand 0 is not a static tile (a memref.subview of static shape)}}
+    // expected-note @below {{hint: tile the op with tile_to_blocks first}}
+    %p = transform.tirx.promote_to_shared %m operands [0] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

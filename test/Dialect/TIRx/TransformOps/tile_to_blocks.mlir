@@ -33,3 +33,26 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+func.func @rowsum(%a: memref<64x256xf32>, %s: memref<64xf32>) {
+  // expected-note @below {{payload op: func @rowsum / linalg.generic#0}}
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<64x256xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_parallel: loop 1 is a reduction; only parallel loops map to blocks and threads}}
+    // expected-note @below {{hint: tile the reduction with tile_reduction instead}}
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [0, 64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -57,3 +57,24 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+func.func @dynamic(%m: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-note @below {{payload op: func @dynamic / scf.for#0}}
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %m[%i] : memref<?xf32>
+    memref.store %v, %m[%i] : memref<?xf32>
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %l = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{unknown_trip_count: the loop's trip count is not static: a tail could remain}}
+    transform.tirx.unroll %l factor = 2 : !transform.any_op
+    transform.yield
+  }
+}
