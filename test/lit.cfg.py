@@ -45,7 +45,8 @@ config.substitutions.append(
 
 tools = [ToolSubst("tirx-opt", unresolved="fatal"),
          ToolSubst("tirx-run", unresolved="fatal"),
-         ToolSubst("tirx", unresolved="fatal")]
+         ToolSubst("tirx", unresolved="fatal"),
+         ToolSubst("tirx-minimal-opt", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.tirx_tools_dir])
 
 import shutil

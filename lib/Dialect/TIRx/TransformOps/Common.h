@@ -11,6 +11,7 @@
 #define TIRX_LIB_TRANSFORMOPS_COMMON_H
 
 #include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.h"
+#include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
 #include "tirx/Support/Refusal.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,6 +23,8 @@
 namespace mlir::tirx::detail {
 
 using ::mlir::tirx::Refusal;
+using ::mlir::tirx::MappingKind;
+using ::mlir::tirx::mapsTo;
 using ::mlir::tirx::RefusalCode;
 
 /// A refusal: "<code>: <message>", a note on the payload op, a hint; the
@@ -51,12 +54,14 @@ std::string tryHint(std::vector<std::string> options);
 std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
                          bool powersOfTwo);
 
-/// Whether `forall` is mapped to `kind`: "block", "thread" or "warp".
-bool mapsTo(scf::ForallOp forall, StringRef kind);
+/// Whether `op` is inside a forall mapped to `kind` (or, for blocks, a
+/// gpu.launch).
+bool insideMapping(Operation *op, MappingKind kind);
 
-/// Whether `op` is inside a forall mapped to `kind` ("block", "thread")
-/// (or, for "block", a gpu.launch).
-bool insideMapping(Operation *op, StringRef kind);
+/// A missing_interface refusal unless `target` implements TilingInterface
+/// (linalg's external models may not be registered in the tool).
+DiagnosedSilenceableFailure requireTiling(transform::TransformOpInterface op,
+                                          Operation *target);
 
 /// The one reduction loop of `op` and the op of its body that combines into
 /// the output (add, mul, max, min, and, or, xor: one with a neutral
@@ -65,10 +70,6 @@ bool insideMapping(Operation *op, StringRef kind);
 DiagnosedSilenceableFailure matchSingleReduction(
     transform::TransformOpInterface self, linalg::LinalgOp op,
     StringRef transform, unsigned &loop, Operation *&combiner);
-
-/// `combiner` (an op of a reduction's body) applied to `acc` and `value`.
-Value combine(OpBuilder &b, Location loc, Operation *combiner, Value acc,
-              Value value);
 
 } // namespace mlir::tirx::detail
 

@@ -55,11 +55,11 @@ SmallVector<ThreadsNeeded> threadsNeeded(scf::ForallOp block) {
     if (llvm::any_of(ubs, ShapedType::isDynamic) || !nested.getMapping())
       return; // upstream says what it cannot map
     ThreadsNeeded need{nested};
-    if (mapsTo(nested, "warp")) {
+    if (mapsTo(nested, MappingKind::Warp)) {
       need.warpThreads = 32;
       for (int64_t ub : ubs)
         need.warpThreads *= ub;
-    } else if (mapsTo(nested, "thread")) {
+    } else if (mapsTo(nested, MappingKind::Thread)) {
       for (auto [ub, attr] : llvm::zip(ubs, *nested.getMapping()))
         if (auto t = dyn_cast<mlir::gpu::GPUThreadMappingAttr>(attr))
           if (t.getMappingId() <= 2)
@@ -91,7 +91,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     auto forall = dyn_cast<scf::ForallOp>(op);
     if (!forall)
       return WalkResult::advance();
-    if (mapsTo(forall, "block"))
+    if (mapsTo(forall, MappingKind::Block))
       blocks.push_back(forall);
     return WalkResult::skip();
   });
@@ -107,7 +107,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     Operation *racy = nullptr;
     block.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto nested = dyn_cast<scf::ForallOp>(op))
-        if (mapsTo(nested, "thread") || mapsTo(nested, "warp"))
+        if (mapsTo(nested, MappingKind::Thread) || mapsTo(nested, MappingKind::Warp))
           return WalkResult::skip();
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
       if (!linalgOp || !linalgOp.hasPureBufferSemantics())

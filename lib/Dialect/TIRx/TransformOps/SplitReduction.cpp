@@ -6,11 +6,8 @@
 
 #include "Common.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::transform;
@@ -41,7 +38,7 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
   if (!outType || !outType.hasStaticShape())
     return reject(self, target, RefusalCode::not_applicable,
                   "the output is not a memref of static shape");
-  if (insideMapping(target, "block") ||
+  if (insideMapping(target, MappingKind::Block) ||
       target->getParentOfType<mlir::gpu::LaunchOp>() ||
       target->getParentOfType<scf::ForallOp>() ||
       target->getParentOfType<scf::ForOp>())
@@ -49,13 +46,12 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
                   "the target is already tiled or inside a kernel: the "
                   "partial results need a buffer of the function",
                   "split the reduction first, then tile each part");
-  auto iterators = op.getIteratorTypesArray();
   unsigned k;
   Operation *combiner;
-  DiagnosedSilenceableFailure reduction =
-      matchSingleReduction(self, op, "split_reduction", k, combiner);
-  if (!reduction.succeeded())
-    return reduction;
+  if (DiagnosedSilenceableFailure check =
+          matchSingleReduction(self, op, "split_reduction", k, combiner);
+      !check.succeeded())
+    return check;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t extent = ranges[k];
   int64_t parts = getParts();
@@ -67,132 +63,23 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
                   Twine(parts) + " parts do not divide the reduction's extent " +
                       Twine(extent),
                   divisorsHint(extent, parts, extent, false));
-  TypedAttr neutral = *arith::getNeutralElement(combiner);
-
-  // The new domain: loop k becomes (r parallel, kk reduction). An input
-  // indexed by k gets that dimension expanded in two, (kk, r) or, chunked,
-  // (r, kk): its maps stay projections (linalg must infer loop ranges from
-  // the operands' shapes).
-  MLIRContext *ctx = getContext();
-  Location loc = target->getLoc();
-  unsigned n = op.getNumLoops();
-  int64_t chunk = extent / parts;
-  AffineExpr r = getAffineDimExpr(k, ctx), kk = getAffineDimExpr(k + 1, ctx);
-  SmallVector<AffineExpr> shift;
-  for (unsigned i = 0; i < n; ++i)
-    shift.push_back(getAffineDimExpr(i < k ? i : i + 1, ctx));
-  struct Expanded {
-    Value value;
-    MemRefType type;
-    SmallVector<ReassociationIndices> groups;
-  };
-  SmallVector<Expanded> expanded;
-  SmallVector<AffineMap> maps;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    Expanded e{input->get(), {}, {}};
-    SmallVector<AffineExpr> results;
-    auto type = dyn_cast<MemRefType>(input->get().getType());
-    for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
-      if (!expr.isFunctionOfDim(k)) {
-        e.groups.push_back({int64_t(results.size())});
-        results.push_back(expr.replaceDims(shift));
-        continue;
-      }
-      if (expr != getAffineDimExpr(k, ctx) || !type)
-        return reject(self, target, RefusalCode::not_applicable,
-                      "input " + Twine(input->getOperandNumber()) +
-                          " is indexed by an expression of the reduction "
-                          "loop, not the loop itself");
-      e.groups.push_back(
-          {int64_t(results.size()), int64_t(results.size()) + 1});
-      if (getChunked())
-        results.append({r, kk});
-      else
-        results.append({kk, r});
-    }
-    maps.push_back(AffineMap::get(n + 1, 0, results, ctx));
-    if (type && map.isFunctionOfDim(k)) {
-      SmallVector<int64_t> shape;
-      for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
-        if (!expr.isFunctionOfDim(k)) {
-          shape.push_back(type.getDimSize(pos));
-        } else if (getChunked()) {
-          shape.append({parts, chunk});
-        } else {
-          shape.append({chunk, parts});
-        }
-      }
-      FailureOr<MemRefType> to =
-          memref::ExpandShapeOp::computeExpandedType(type, shape, e.groups);
-      if (failed(to))
-        return reject(self, target, RefusalCode::not_applicable,
-                      "input " + Twine(input->getOperandNumber()) +
-                          " cannot be viewed with its reduction dimension "
-                          "split (its layout is not contiguous there)");
-      e.type = *to;
-    }
-    expanded.push_back(std::move(e));
-  }
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0))
-                         .replaceDimsAndSymbols(shift, {}, n + 1, 0);
-  SmallVector<AffineExpr> partialResults(outMap.getResults());
-  partialResults.push_back(r);
-  maps.push_back(AffineMap::get(n + 1, 0, partialResults, ctx));
-  SmallVector<utils::IteratorType> newIterators;
-  for (unsigned i = 0; i < n; ++i) {
-    if (i == k) {
-      newIterators.push_back(utils::IteratorType::parallel);
-      newIterators.push_back(utils::IteratorType::reduction);
-    } else {
-      newIterators.push_back(iterators[i]);
-    }
-  }
-
-  rewriter.setInsertionPoint(target);
-  SmallVector<int64_t> partialShape(outType.getShape());
-  partialShape.push_back(parts);
-  auto partialType = MemRefType::get(partialShape, outType.getElementType());
-  Value partial = memref::AllocOp::create(rewriter, loc, partialType);
-  Value init = arith::ConstantOp::create(rewriter, loc, neutral);
-  auto fill = linalg::FillOp::create(rewriter, loc, ValueRange{init},
-                                     ValueRange{partial});
-  SmallVector<Value> inputs;
-  for (Expanded &e : expanded)
-    inputs.push_back(e.type ? memref::ExpandShapeOp::create(
-                                  rewriter, loc, e.type, e.value, e.groups)
-                                  .getResult()
-                            : e.value);
-  auto split = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{}, inputs, ValueRange{partial}, maps,
-      newIterators);
-  rewriter.cloneRegionBefore(target->getRegion(0), split.getRegion(),
-                             split.getRegion().end());
-
-  // The combine: out = combine(out, reduce_r partial).
-  unsigned m = outType.getRank();
-  SmallVector<utils::IteratorType> combineIterators(
-      m, utils::IteratorType::parallel);
-  combineIterators.push_back(utils::IteratorType::reduction);
-  // The partial buffer is read whole; the output takes the first m dims.
-  SmallVector<AffineExpr> firstM;
-  for (unsigned i = 0; i < m; ++i)
-    firstM.push_back(getAffineDimExpr(i, ctx));
-  SmallVector<AffineMap> combineMaps{
-      AffineMap::getMultiDimIdentityMap(m + 1, ctx),
-      AffineMap::get(m + 1, 0, firstM, ctx)};
-  auto final = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{}, ValueRange{partial}, ValueRange{out},
-      combineMaps, combineIterators,
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        linalg::YieldOp::create(b, l,
-                                combine(b, l, combiner, args[1], args[0]));
-      });
-  memref::DeallocOp::create(rewriter, loc, partial);
-  rewriter.eraseOp(target);
-  results.push_back(fill);
-  results.push_back(split);
-  results.push_back(final);
+  SplitReductionOptions options{parts, getChunked()};
+  if (std::optional<UnsplittableInput> input =
+          findUnsplittableInput(op, k, options))
+    return reject(self, target, RefusalCode::not_applicable,
+                  "input " + Twine(input->operandNumber) +
+                      (input->notTheLoop
+                           ? " is indexed by an expression of the reduction "
+                             "loop, not the loop itself"
+                           : " cannot be viewed with its reduction dimension "
+                             "split (its layout is not contiguous there)"));
+  FailureOr<SplitReductionResult> split =
+      tirx::splitReduction(rewriter, op, options);
+  if (failed(split))
+    return reject(self, target, RefusalCode::not_applicable,
+                  "the reduction could not be split");
+  results.push_back(split->fill);
+  results.push_back(split->split);
+  results.push_back(split->combine);
   return DiagnosedSilenceableFailure::success();
 }
-

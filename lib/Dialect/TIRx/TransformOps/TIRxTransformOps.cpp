@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -111,24 +112,27 @@ std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
   return tryHint(std::move(options));
 }
 
-bool mapsTo(scf::ForallOp forall, StringRef kind) {
-  if (!forall.getMapping())
-    return false;
-  return llvm::any_of(*forall.getMapping(), [&](Attribute a) {
-    return (kind == "block" && isa<mlir::gpu::GPUBlockMappingAttr>(a)) ||
-           (kind == "thread" && isa<mlir::gpu::GPUThreadMappingAttr>(a)) ||
-           (kind == "warp" && isa<mlir::gpu::GPUWarpMappingAttr>(a));
-  });
-}
-
-bool insideMapping(Operation *op, StringRef kind) {
+bool insideMapping(Operation *op, MappingKind kind) {
   for (auto forall = op->getParentOfType<scf::ForallOp>(); forall;
        forall = forall->getParentOfType<scf::ForallOp>())
     if (mapsTo(forall, kind))
       return true;
-  if (kind == "block" && op->getParentOfType<mlir::gpu::LaunchOp>())
+  if (kind == MappingKind::Block && op->getParentOfType<mlir::gpu::LaunchOp>())
     return true;
   return false;
+}
+
+DiagnosedSilenceableFailure requireTiling(TransformOpInterface op,
+                                          Operation *target) {
+  if (isa<TilingInterface>(target))
+    return DiagnosedSilenceableFailure::success();
+  return reject(op, target, RefusalCode::missing_interface,
+                target->getName().getStringRef() +
+                    " does not implement TilingInterface: its external "
+                    "models are not registered in this tool",
+                "register them (linalg::registerTilingInterfaceExternalModels"
+                " or tirx::registerTransformDialectExtension), or all of "
+                "TIRx's dialects with tirx::registerTIRxToolDialects");
 }
 
 DiagnosedSilenceableFailure matchSingleReduction(TransformOpInterface self,
@@ -160,14 +164,6 @@ DiagnosedSilenceableFailure matchSingleReduction(TransformOpInterface self,
   return DiagnosedSilenceableFailure::success();
 }
 
-Value combine(OpBuilder &b, Location loc, Operation *combiner, Value acc,
-              Value value) {
-  OperationState state(loc, combiner->getName());
-  state.addOperands({acc, value});
-  state.addTypes(combiner->getResultTypes());
-  state.addAttributes(combiner->getAttrs());
-  return b.create(state)->getResult(0);
-}
 } // namespace mlir::tirx::detail
 
 using namespace mlir::tirx::detail;
@@ -179,6 +175,7 @@ public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TIRxTransformExtension)
   using Base::Base;
   void init() {
+    declareGeneratedDialect<linalg::LinalgDialect>();
     declareGeneratedDialect<scf::SCFDialect>();
     declareGeneratedDialect<mlir::gpu::GPUDialect>();
     declareGeneratedDialect<vector::VectorDialect>();
@@ -251,6 +248,9 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
     return wrongTarget(op, target, "a linalg op");
+  if (DiagnosedSilenceableFailure check = requireTiling(op, target);
+      !check.succeeded())
+    return check;
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
   if (sizes.size() > ranges.size())
@@ -276,8 +276,18 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
 }
 } // namespace
 
-void mlir::tirx::registerTransformDialectExtension(DialectRegistry &registry) {
+void mlir::tirx::registerTransformOps(DialectRegistry &registry) {
   registry.addExtensions<TIRxTransformExtension>();
+}
+
+void mlir::tirx::registerTransformOpsInterfaceModels(
+    DialectRegistry &registry) {
+  linalg::registerTilingInterfaceExternalModels(registry);
+}
+
+void mlir::tirx::registerTransformDialectExtension(DialectRegistry &registry) {
+  registerTransformOps(registry);
+  registerTransformOpsInterfaceModels(registry);
 }
 
 std::vector<mlir::tirx::ActionInfo> mlir::tirx::actionInfos() {
@@ -305,7 +315,7 @@ DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
     TransformRewriter &rewriter, Operation *target,
     ApplyToEachResultList &results, TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
-  if (insideMapping(target, "block"))
+  if (insideMapping(target, MappingKind::Block))
     return reject(self, target, RefusalCode::bad_order,
                   "the target is already inside a block mapping");
   DiagnosedSilenceableFailure check =
@@ -342,11 +352,11 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
     TransformRewriter &rewriter, Operation *target,
     ApplyToEachResultList &results, TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
-  if (!insideMapping(target, "block"))
+  if (!insideMapping(target, MappingKind::Block))
     return reject(self, target, RefusalCode::bad_order,
                   "the target is not inside a forall mapped to blocks",
                   "apply tile_to_blocks first");
-  if (insideMapping(target, "thread"))
+  if (insideMapping(target, MappingKind::Thread))
     return reject(self, target, RefusalCode::bad_order,
                   "the target is already mapped to threads");
   ArrayRef<int64_t> elements = getElementsPerThread();
@@ -413,7 +423,10 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
     return wrongTarget(self, target, "a linalg op");
-  if (!insideMapping(target, "thread"))
+  if (DiagnosedSilenceableFailure check = requireTiling(self, target);
+      !check.succeeded())
+    return check;
+  if (!insideMapping(target, MappingKind::Thread))
     return reject(self, target, RefusalCode::bad_order,
                   "vectorize only after thread mapping: the target is not "
                   "inside a forall mapped to threads",
@@ -714,6 +727,9 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
     return wrongTarget(self, target, "a linalg op");
+  if (DiagnosedSilenceableFailure check = requireTiling(self, target);
+      !check.succeeded())
+    return check;
   ArrayRef<int64_t> sizes = getTileSizes();
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
@@ -775,7 +791,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp)
     return wrongTarget(self, target, "a linalg op");
-  if (!insideMapping(target, "block"))
+  if (!insideMapping(target, MappingKind::Block))
     return reject(self, target, RefusalCode::bad_order,
                   "shared memory belongs to a block: the target is not "
                   "inside a forall mapped to blocks",
@@ -858,7 +874,7 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   scf::ForallOp blockLoop;
   for (auto f = target->getParentOfType<scf::ForallOp>(); f;
        f = f->getParentOfType<scf::ForallOp>())
-    if (mapsTo(f, "block"))
+    if (mapsTo(f, MappingKind::Block))
       blockLoop = f;
   auto func = target->getParentOfType<FunctionOpInterface>();
   llvm::SmallPtrSet<Operation *, 8> before;
@@ -894,237 +910,3 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   results.push_back(promoted->getOperation());
   return DiagnosedSilenceableFailure::success();
 }
-
-//===----------------------------------------------------------------------===//
-// fuse_into
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// The first op in `region` that may write one of `roots` (or whose writes
-/// are unknown), or null.
-Operation *firstWriterOf(Region &region, ArrayRef<Value> roots) {
-  Operation *writer = nullptr;
-  region.walk([&](Operation *op) {
-    // Linalg ops have both their own effects and their body's.
-    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!iface) {
-      if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-        return WalkResult::advance(); // its nested ops are visited
-      writer = op; // effects unknown: assume the worst
-      return WalkResult::interrupt();
-    }
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
-    for (auto &effect : effects) {
-      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
-        continue;
-      Value written = effect.getValue();
-      if (!written || llvm::is_contained(roots, tirx::accessRoot(written))) {
-        writer = op;
-        return WalkResult::interrupt();
-      }
-    }
-    return WalkResult::advance();
-  });
-  return writer;
-}
-} // namespace
-
-DiagnosedSilenceableFailure
-tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
-                             ApplyToEachResultList &results,
-                             TransformState &state) {
-  auto self = cast<TransformOpInterface>(getOperation());
-  auto producer = dyn_cast<linalg::LinalgOp>(target);
-  if (!producer || !producer.hasPureBufferSemantics() ||
-      producer.getNumDpsInits() != 1)
-    return wrongTarget(self, target,
-                       "a linalg op on buffers with one output");
-  // The output is written through its loops in order (elementwise), or,
-  // for a reduction, through the parallel loops in order with the
-  // reductions left out: a tile of the output is then a tile of the
-  // parallel loops and all of the reduction ones.
-  AffineMap outMap =
-      producer.getMatchingIndexingMap(producer.getDpsInitOperand(0));
-  bool reduction = producer.getNumReductionLoops() != 0;
-  SmallVector<unsigned> parallelDims;
-  producer.getParallelDims(parallelDims);
-  if (!outMap.isProjectedPermutation() ||
-      outMap.getNumResults() != parallelDims.size() ||
-      llvm::any_of(llvm::enumerate(outMap.getResults()), [&](auto r) {
-        return r.value() != getAffineDimExpr(parallelDims[r.index()],
-                                             getContext());
-      }))
-    return reject(self, target, RefusalCode::not_elementwise,
-                  "the producer writes its output through a map other than "
-                  "its parallel loops in order",
-                  "interchange its loops first");
-  Value buffer = producer.getDpsInitOperand(0)->get();
-  Operation *alloc = buffer.getDefiningOp();
-  if (!alloc || !isa<memref::AllocOp, memref::AllocaOp>(alloc))
-    return reject(self, target, RefusalCode::not_intermediate,
-                  "the producer's output is not a buffer allocated in the "
-                  "function: it is observable, and fusing would compute only "
-                  "the tiles the consumer reads");
-
-  // The intermediate's uses: the producer, deallocations, one subview in a
-  // loop after the producer in the same block; for a reduction, the fill
-  // that starts it, just before it.
-  memref::SubViewOp tile;
-  SmallVector<Operation *> deallocs;
-  linalg::FillOp fill;
-  for (Operation *user : buffer.getUsers()) {
-    if (user == target)
-      continue;
-    if (isa<memref::DeallocOp>(user)) {
-      deallocs.push_back(user);
-      continue;
-    }
-    if (auto f = dyn_cast<linalg::FillOp>(user);
-        f && reduction && !fill && f->getNextNode() == target &&
-        f.getDpsInitOperand(0)->get() == buffer) {
-      fill = f;
-      continue;
-    }
-    if (isa<linalg::LinalgOp>(user))
-      return reject(self, target, RefusalCode::no_consumer_loop,
-                    tirx::irPath(user) + " reads the whole intermediate: it "
-                                         "is not tiled",
-                    "tile the consumer first (tile_to_blocks or "
-                    "tile_to_threads)");
-    auto subview = dyn_cast<memref::SubViewOp>(user);
-    if (!subview || tile)
-      return reject(self, target, RefusalCode::other_use,
-                    "the intermediate buffer is also used by " +
-                        tirx::irPath(user) +
-                        ": only one tiled read (a memref.subview) can be fused");
-    tile = subview;
-  }
-  Operation *loop = nullptr;
-  if (tile)
-    for (Operation *p = tile->getParentOp(); p; p = p->getParentOp())
-      if (p->getBlock() == target->getBlock()) {
-        if (isa<scf::ForallOp, scf::ForOp>(p))
-          loop = p;
-        break;
-      }
-  if (!loop || !target->isBeforeInBlock(loop))
-    return reject(self, target, RefusalCode::no_consumer_loop,
-                  "no scf.forall or scf.for after the producer reads its "
-                  "output through a memref.subview",
-                  "tile the consumer first (tile_to_blocks or tile_to_threads)");
-  if (reduction && !fill)
-    return reject(self, target, RefusalCode::not_intermediate,
-                  "the reduction's output is not started by a linalg.fill "
-                  "of the intermediate right before it: its tiles would "
-                  "start from values the fused loop cannot know",
-                  "fill the intermediate with the reduction's start value "
-                  "just before the reduction");
-  for (Operation *op = target->getNextNode(); op != loop; op = op->getNextNode())
-    if (!isMemoryEffectFree(op))
-      return reject(self, target, RefusalCode::bad_order,
-                    tirx::irPath(op) + " between the producer and the loop "
-                                       "touches memory",
-                    "move it after the loop, or fuse nothing");
-  SmallVector<Value> guarded{buffer};
-  for (OpOperand *input : producer.getDpsInputOperands())
-    if (isa<MemRefType>(input->get().getType()))
-      guarded.push_back(tirx::accessRoot(input->get()));
-  if (Operation *writer = firstWriterOf(loop->getRegion(0), guarded))
-    return reject(self, target, RefusalCode::input_written,
-                  tirx::irPath(writer) + " in the loop may write an input of "
-                                         "the producer or the intermediate",
-                  "fusing would read values the loop has changed");
-  auto tileType = tile.getType();
-  if (tileType.getRank() != int64_t(parallelDims.size()) ||
-      !tileType.hasStaticShape() ||
-      llvm::any_of(tile.getMixedStrides(),
-                   [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
-    return reject(self, target, RefusalCode::dynamic_tile,
-                  "the loop reads a tile that is not static, full-rank and "
-                  "unit-stride: " + tirx::irPath(tile),
-                  "tile with sizes that divide the extents");
-
-  // In a loop over blocks the tile is the block's: it lives in shared
-  // memory, between barriers, since its threads may split the producer and
-  // the consumer differently. Elsewhere (a thread's loop, an scf.for) it is
-  // the iteration's own.
-  auto forall = dyn_cast<scf::ForallOp>(loop);
-  bool perBlock = forall && mapsTo(forall, "block");
-  Attribute space;
-  if (perBlock)
-    space = mlir::gpu::AddressSpaceAttr::get(getContext(),
-                                       mlir::gpu::AddressSpace::Workgroup);
-  auto privateType =
-      MemRefType::get(tileType.getShape(), tileType.getElementType(),
-                      MemRefLayoutAttrInterface(), space);
-  // The consumer reads the new buffer through a cast to the tile's type
-  // where the types allow, else directly (linalg ops take any layout).
-  bool castable = memref::CastOp::areCastCompatible(privateType, tileType);
-  if (!castable)
-    for (Operation *user : tile->getUsers())
-      if (!isa<linalg::LinalgOp>(user))
-        return reject(self, target, RefusalCode::other_use,
-                      "the tile is read by " + tirx::irPath(user) +
-                          ", which needs the tile's strided layout");
-
-  // The producer, tiled to the consumer's tile, writing the new buffer.
-  Value privateTile;
-  if (perBlock) {
-    rewriter.setInsertionPointToStart(forall.getBody());
-    privateTile = memref::AllocOp::create(rewriter, tile.getLoc(), privateType);
-    rewriter.setInsertionPoint(tile);
-    mlir::gpu::BarrierOp::create(rewriter, tile.getLoc());
-  } else {
-    rewriter.setInsertionPoint(tile);
-    privateTile = memref::AllocaOp::create(rewriter, tile.getLoc(), privateType);
-  }
-  // The tile in the producer's loops: the consumer's tile along the
-  // parallel ones, all of each reduction loop. A reduction starts from the
-  // fill's value.
-  SmallVector<OpFoldResult> offsets, sizes;
-  SmallVector<int64_t> ranges = producer.getStaticLoopRanges();
-  for (unsigned d = 0, p = 0; d < producer.getNumLoops(); ++d) {
-    if (p < parallelDims.size() && parallelDims[p] == d) {
-      offsets.push_back(tile.getMixedOffsets()[p]);
-      sizes.push_back(tile.getMixedSizes()[p]);
-      ++p;
-    } else {
-      offsets.push_back(rewriter.getIndexAttr(0));
-      sizes.push_back(rewriter.getIndexAttr(ranges[d]));
-    }
-  }
-  if (fill)
-    linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs(),
-                           ValueRange{privateTile});
-  FailureOr<TilingResult> tiled =
-      cast<TilingInterface>(target).getTiledImplementation(rewriter, offsets,
-                                                           sizes);
-  if (failed(tiled) || tiled->tiledOps.size() != 1)
-    return reject(self, target, RefusalCode::not_applicable, "tiling the producer failed");
-  auto fused = cast<linalg::LinalgOp>(tiled->tiledOps.front());
-  OpOperand *init = fused.getDpsInitOperand(0);
-  Operation *oldOut = init->get().getDefiningOp();
-  rewriter.modifyOpInPlace(fused, [&] { init->set(privateTile); });
-  if (oldOut && oldOut->use_empty())
-    rewriter.eraseOp(oldOut);
-  if (perBlock)
-    mlir::gpu::BarrierOp::create(rewriter, tile.getLoc());
-  Value replacement = privateTile;
-  if (privateType != tileType && castable)
-    replacement = memref::CastOp::create(rewriter, tile.getLoc(), tileType,
-                                         privateTile);
-  rewriter.replaceOp(tile, replacement);
-  rewriter.eraseOp(target);
-  if (fill)
-    rewriter.eraseOp(fill);
-  if (llvm::all_of(alloc->getUsers(),
-                   [](Operation *u) { return isa<memref::DeallocOp>(u); })) {
-    for (Operation *d : deallocs)
-      rewriter.eraseOp(d);
-    rewriter.eraseOp(alloc);
-  }
-  results.push_back(fused);
-  return DiagnosedSilenceableFailure::success();
-}
-

@@ -21,8 +21,21 @@
 namespace mlir {
 namespace tirx {
 
-/// Adds the transform.tirx.* ops to the transform dialect.
+/// Adds the transform.tirx.* ops to the transform dialect, and the external
+/// interface models of upstream dialects that they rely on
+/// (registerTransformOpsInterfaceModels): a tool that registers only the
+/// payload's dialects (func, arith, linalg, memref) and the transform
+/// dialect can run them.
 void registerTransformDialectExtension(DialectRegistry &registry);
+
+/// The external models the transform.tirx ops use that their dialects do not
+/// register themselves: linalg's TilingInterface. Registering them twice is
+/// harmless (a registry keeps one of each).
+void registerTransformOpsInterfaceModels(DialectRegistry &registry);
+
+/// Only the ops, without the models: for a tool that registers them itself.
+/// Without them the ops that tile refuse with missing_interface.
+void registerTransformOps(DialectRegistry &registry);
 
 /// One action: its name, default target op and schema JSON (from ODS).
 struct ActionInfo {

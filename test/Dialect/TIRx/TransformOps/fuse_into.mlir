@@ -351,3 +351,42 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// The loop reads every other element of the intermediate: the producer
+// cannot be tiled to that.
+#id = affine_map<(d0) -> (d0)>
+func.func @strided(%x: memref<1024xf32>, %y: memref<512xf32>) {
+  %t = memref.alloca() : memref<1024xf32>
+  // expected-note @below {{payload op: func @strided / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  scf.for %i = %c0 to %c512 step %c64 {
+    %s = memref.subview %t[%i] [64] [2] : memref<1024xf32> to memref<64xf32, strided<[2], offset: ?>>
+    %o = memref.subview %y[%i] [64] [1] : memref<512xf32> to memref<64xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%s : memref<64xf32, strided<[2], offset: ?>>) outs(%o : memref<64xf32, strided<[1], offset: ?>>) {
+    ^bb0(%a: f32, %b: f32):
+      linalg.yield %a : f32
+    }
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %producer, %consumer = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{dynamic_tile: the loop reads a tile that is not static, full-rank and unit-stride: func @strided / scf.for#0 / memref.subview#0}}
+    // expected-note @below {{hint: tile with sizes that divide the extents}}
+    %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -175,3 +175,13 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: block_dims must be 1 to 3 sizes in [1, 1024], at most 1024 threads in all}}
+    transform.tirx.map_to_gpu %root block_dims [64, 64] : !transform.any_op
+    transform.yield
+  }
+}

@@ -1,23 +1,32 @@
-// Each refusal: its code, its message, the payload op, a hint.
-// RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics
+// vectorize: a thread's op as vector loads and stores of proven alignment.
+// Each refusal: its code, its message, the payload op, a hint; parameters
+// are checked by the verifier before anything runs.
+// RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics | FileCheck %s
 
-#id = affine_map<(d0) -> (d0)>
-func.func @saxpy(%x: memref<1000xf32>, %y: memref<1000xf32>) {
-  // expected-note @below {{payload op: func @saxpy / linalg.generic#0}}
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%x : memref<1000xf32>) outs(%y : memref<1000xf32>) {
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.addf %a, %b : f32
-    linalg.yield %s : f32
+// vectorize on a thread's 1x4 piece of a 2-D op: 1-D vector loads and
+// stores (the unit dimension dropped), and an input that does not vary
+// along the vector (a row's statistic) read once and broadcast.
+// CHECK-LABEL: func.func @scale_rows
+//       CHECK:   %[[X:.*]] = vector.load %{{.*}} : memref<64x128xf32>, vector<4xf32>
+//       CHECK:   %[[S:.*]] = memref.load %{{.*}} : memref<64xf32>
+//       CHECK:   %[[B:.*]] = vector.broadcast %[[S]] : f32 to vector<4xf32>
+//       CHECK:   %[[Q:.*]] = arith.divf %[[X]], %[[B]] : vector<4xf32>
+//       CHECK:   vector.store %[[Q]], %{{.*}} : memref<64x128xf32>, vector<4xf32>
+func.func @scale_rows(%x: memref<64x128xf32>, %s: memref<64xf32>, %y: memref<64x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<64x128xf32>, memref<64xf32>) outs(%y : memref<64x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.divf %a, %b : f32
+    linalg.yield %q : f32
   }
   return
 }
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_divisible: tile size 256 does not divide the extent 1000 of loop 0}}
-    // expected-note @below {{hint: try 40, 50, 100, 125, 200, 250, 500 or 1000}}
-    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %u, %h = transform.tirx.tile_to_threads %t elements_per_thread [1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.tirx.vectorize %u width = 4 : !transform.any_op
     transform.yield
   }
 }
@@ -97,30 +106,6 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-#id = affine_map<(d0) -> (d0)>
-func.func @threads(%x: memref<1024xf32>, %y: memref<1024xf32>) {
-  // expected-note @below {{payload op: func @threads / scf.forall#0 (block x) / linalg.generic#0}}
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%x : memref<1024xf32>) outs(%y : memref<1024xf32>) {
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.addf %a, %b : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    %t, %b = transform.tirx.tile_to_blocks %g tile_sizes [1024] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{bad_block_size: 16 threads per block: a block needs a multiple of 32 threads and at most 1024}}
-    // expected-note @below {{hint: elements per thread giving a legal block: 1, 2, 4, 8, 16, 32}}
-    %e, %th = transform.tirx.tile_to_threads %t elements_per_thread [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-}
-
-// -----
-
 #in = affine_map<(d0, d1) -> (d1, d0)>
 #out = affine_map<(d0, d1) -> (d0, d1)>
 func.func @transpose(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
@@ -146,50 +131,30 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-func.func @loop(%m: memref<10xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c10 = arith.constant 10 : index
-  // expected-note @below {{payload op: func @loop / scf.for#0}}
-  scf.for %i = %c0 to %c10 step %c1 {
-    %v = memref.load %m[%i] : memref<10xf32>
-    memref.store %v, %m[%i] : memref<10xf32>
-  }
-  return
-}
 module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %l = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_divisible: factor 4 does not divide the trip count 10: a tail would be left}}
-    // expected-note @below {{hint: try 1, 2, 5 or 10}}
-    transform.tirx.unroll %l factor = 4 : !transform.any_op
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: width must be 1, 2, 4, 8 or 16, got 0}}
+    transform.tirx.vectorize %root width = 0 : !transform.any_op
     transform.yield
   }
 }
 
 // -----
 
-func.func @shared(%m: memref<256xf32>) {
-  %c1 = arith.constant 1 : index
-  %c256 = arith.constant 256 : index
-  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
-             threads(%tx, %ty, %tz) in (%a = %c256, %b = %c1, %c = %c1) {
-    %s = memref.alloc() : memref<256xf32, #gpu.address_space<workgroup>>
-    %v = memref.load %m[%tx] : memref<256xf32>
-    memref.store %v, %s[%tx] : memref<256xf32, #gpu.address_space<workgroup>>
-    // expected-note @below {{payload op: func @shared / gpu.launch#0 / gpu.barrier#0}}
-    gpu.barrier
-    %w = memref.load %s[%tx] : memref<256xf32, #gpu.address_space<workgroup>>
-    memref.store %w, %m[%tx] : memref<256xf32>
-    gpu.terminator
-  }
-  return
-}
 module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %b = transform.structured.match ops{["gpu.barrier"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{barrier_needed: the kernel uses shared memory (func @shared / gpu.launch#0 / memref.alloc#0): the barrier may order its accesses}}
-    transform.tirx.remove_barrier %b : !transform.any_op
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: width must be 1, 2, 4, 8 or 16, got 3}}
+    transform.tirx.vectorize %root width = 3 : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: width must be 1, 2, 4, 8 or 16, got 64}}
+    transform.tirx.vectorize %root width = 64 : !transform.any_op
     transform.yield
   }
 }

@@ -197,3 +197,13 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: threads must be a power of two in [32, 1024], got 96}}
+    %r = transform.tirx.reduce_in_block %root threads = 96 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -179,3 +179,23 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: warps takes two counts (along M and N), each at least 1, at most 32 in all (1024 threads)}}
+    %w = transform.tirx.use_mma %root warps [8, 8] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: warps takes two counts}}
+    %w = transform.tirx.use_mma %root warps [0, 1] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

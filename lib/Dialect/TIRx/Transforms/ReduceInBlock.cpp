@@ -1,0 +1,295 @@
+//===- ReduceInBlock.cpp - a reduction shared by a block's threads -*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The rewrite of transform.tirx.reduce_in_block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace {
+/// A forall of `count` iterations mapped to thread x, its body built by
+/// `body(builder, t)`.
+scf::ForallOp threadLoop(OpBuilder &b, Location loc, int64_t count,
+                         function_ref<void(OpBuilder &, Value)> body) {
+  auto mapping = b.getArrayAttr({gpu::GPUThreadMappingAttr::get(
+      b.getContext(), gpu::MappingId::DimX)});
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, ValueRange{},
+      mapping);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  body(b, forall.getInductionVar(0));
+  return forall;
+}
+
+/// The vector.reduction kind of a combiner, if it has one.
+std::optional<vector::CombiningKind> combiningKind(Operation *combiner) {
+  using K = vector::CombiningKind;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(combiner)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+      .Case([](arith::MaximumFOp) { return K::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return K::MINIMUMF; })
+      .Case([](arith::MaxNumFOp) { return K::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return K::MINNUMF; })
+      .Case([](arith::MaxSIOp) { return K::MAXSI; })
+      .Case([](arith::MinSIOp) { return K::MINSI; })
+      .Case([](arith::MaxUIOp) { return K::MAXUI; })
+      .Case([](arith::MinUIOp) { return K::MINUI; })
+      .Case([](arith::AndIOp) { return K::AND; })
+      .Case([](arith::OrIOp) { return K::OR; })
+      .Case([](arith::XOrIOp) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The width at which each thread can read the reduction loop: 4 when
+/// every input indexed by loop `k` has it innermost with unit stride and
+/// 4-byte elements, the body is elementwise, the combiner has a
+/// vector.reduction kind and 4 * threads divides the extent; else 1.
+int64_t partialWidth(linalg::LinalgOp op, unsigned k, int64_t extent,
+                     int64_t threads, Operation *combiner) {
+  const int64_t width = 4;
+  if (extent % (width * threads) != 0 || !combiningKind(combiner))
+    return 1;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!type || !map.isFunctionOfDim(k))
+      continue;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (map.getResults().back() != getAffineDimExpr(k, op.getContext()) ||
+        llvm::count_if(map.getResults(),
+                       [&](AffineExpr r) { return r.isFunctionOfDim(k); }) !=
+            1 ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getElementTypeBitWidth() != 32 ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return 1;
+  }
+  for (Operation &bodyOp : op.getBlock()->without_terminator())
+    if (!bodyOp.hasTrait<OpTrait::Elementwise>() &&
+        !isa<arith::ConstantOp>(bodyOp))
+      return 1;
+  return width;
+}
+
+/// The reduction being rewritten, and what its three steps share.
+struct BlockReduction {
+  linalg::LinalgOp op;
+  Location loc;
+  unsigned k;
+  Operation *combiner;
+  int64_t threads, outputs, extent, width;
+  SmallVector<int64_t> ranges;
+  SmallVector<unsigned> parallel;
+  Type element;
+  /// The workgroup buffer of partial results: outputs x threads.
+  Value partials;
+
+  Value cst(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  VectorType vectorOf(Type t) { return VectorType::get({width}, t); }
+
+  /// The loop indices of output `e` (row-major over the output's parallel
+  /// loops, which the output map lists in order), with `kk` (if given) as
+  /// the reduction's.
+  SmallVector<Value> loopIndices(OpBuilder &b, Value e, Value kk) {
+    SmallVector<Value> indices(ranges.size());
+    int64_t stride = outputs;
+    for (unsigned d : parallel) {
+      stride /= ranges[d];
+      Value q = stride == 1 ? e
+                            : arith::DivUIOp::create(b, loc, e, cst(b, stride))
+                                  .getResult();
+      indices[d] = d == parallel.front()
+                       ? q
+                       : arith::RemUIOp::create(b, loc, q, cst(b, ranges[d]))
+                             .getResult();
+    }
+    if (kk)
+      indices[k] = kk;
+    return indices;
+  }
+
+  SmallVector<Value> applyMap(OpBuilder &b, AffineMap map,
+                              ArrayRef<Value> indices) {
+    SmallVector<Value> values;
+    for (AffineExpr r : map.getResults())
+      values.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, r), indices));
+    return values;
+  }
+
+  /// The op's inputs at `indices`: `width`-vectors along the reduction
+  /// loop, scalars (broadcast when width > 1) elsewhere.
+  void mapInputs(OpBuilder &b, ArrayRef<Value> indices, IRMapping &map) {
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value arg = op.getMatchingBlockArgument(input);
+      Value v = input->get();
+      AffineMap inputMap = op.getMatchingIndexingMap(input);
+      if (isa<MemRefType>(v.getType())) {
+        SmallVector<Value> at = applyMap(b, inputMap, indices);
+        v = width > 1 && inputMap.isFunctionOfDim(k)
+                ? vector::LoadOp::create(b, loc, vectorOf(arg.getType()), v,
+                                         at)
+                      .getResult()
+                : memref::LoadOp::create(b, loc, v, at).getResult();
+      }
+      if (width > 1 && !isa<VectorType>(v.getType()))
+        v = vector::BroadcastOp::create(b, loc, vectorOf(arg.getType()), v);
+      map.map(arg, v);
+    }
+  }
+
+  /// The op's body on the mapped inputs and accumulator: cloned for width
+  /// 1, else each elementwise op on vectors of `width`.
+  Value emitBody(OpBuilder &b, IRMapping &map) {
+    for (Operation &bodyOp : op.getBlock()->without_terminator()) {
+      if (width == 1 || isa<arith::ConstantOp>(bodyOp)) {
+        Operation *c = b.clone(bodyOp, map);
+        if (width > 1) // a scalar constant, used by vector ops
+          map.map(bodyOp.getResult(0),
+                  vector::BroadcastOp::create(
+                      b, loc, vectorOf(c->getResult(0).getType()),
+                      c->getResult(0)));
+        continue;
+      }
+      OperationState state(loc, bodyOp.getName());
+      for (Value operand : bodyOp.getOperands())
+        state.addOperands(map.lookupOrDefault(operand));
+      for (Type type : bodyOp.getResultTypes())
+        state.addTypes(vectorOf(type));
+      state.addAttributes(bodyOp.getAttrs());
+      Operation *vectorized = b.create(state);
+      map.map(bodyOp.getResults(), vectorized->getResults());
+    }
+    return map.lookupOrDefault(op.getBlock()->getTerminator()->getOperand(0));
+  }
+
+  /// Thread t's partial of output e: elements t, t + threads, ...; or, 4
+  /// at a time, elements 4t to 4t + 3, then 4(t + threads), ...
+  Value emitPartial(OpBuilder &b, Value t, Value e, TypedAttr neutral) {
+    Value init = arith::ConstantOp::create(b, loc, neutral);
+    if (width > 1)
+      init = vector::BroadcastOp::create(b, loc, vectorOf(element), init);
+    // In units of `width` elements: the index is slot * width.
+    auto strided = scf::ForOp::create(
+        b, loc, t, cst(b, extent / width), cst(b, threads), ValueRange{init},
+        [&](OpBuilder &b, Location, Value slot, ValueRange acc) {
+          Value kk =
+              width == 1
+                  ? slot
+                  : arith::MulIOp::create(b, loc, slot, cst(b, width))
+                        .getResult();
+          IRMapping map;
+          mapInputs(b, loopIndices(b, e, kk), map);
+          map.map(op.getRegionOutputArgs()[0], acc[0]);
+          scf::YieldOp::create(b, loc, emitBody(b, map));
+        });
+    Value partial = strided.getResult(0);
+    if (width > 1)
+      partial = vector::ReductionOp::create(b, loc, *combiningKind(combiner),
+                                            partial);
+    return partial;
+  }
+
+  /// 1. Every thread's partial of every output, into `partials`.
+  scf::ForallOp emitPartials(OpBuilder &builder, TypedAttr neutral) {
+    return threadLoop(builder, loc, threads, [&](OpBuilder &b, Value t) {
+      scf::ForOp::create(
+          b, loc, cst(b, 0), cst(b, outputs), cst(b, 1), ValueRange{},
+          [&](OpBuilder &b, Location, Value e, ValueRange) {
+            memref::StoreOp::create(b, loc, emitPartial(b, t, e, neutral),
+                                    partials, ValueRange{e, t});
+            scf::YieldOp::create(b, loc);
+          });
+    });
+  }
+
+  /// 2. A tree: half the partials combine the other half's, log2 steps.
+  void emitTree(OpBuilder &builder) {
+    for (int64_t half = threads / 2; half >= 1; half /= 2) {
+      threadLoop(builder, loc, half, [&](OpBuilder &b, Value t) {
+        scf::ForOp::create(
+            b, loc, cst(b, 0), cst(b, outputs), cst(b, 1), ValueRange{},
+            [&](OpBuilder &b, Location, Value e, ValueRange) {
+              Value other = arith::AddIOp::create(b, loc, t, cst(b, half));
+              Value x =
+                  memref::LoadOp::create(b, loc, partials, ValueRange{e, t});
+              Value y = memref::LoadOp::create(b, loc, partials,
+                                               ValueRange{e, other});
+              memref::StoreOp::create(b, loc,
+                                      tirx::combine(b, loc, combiner, x, y),
+                                      partials, ValueRange{e, t});
+              scf::YieldOp::create(b, loc);
+            });
+      });
+      gpu::BarrierOp::create(builder, loc);
+    }
+  }
+
+  /// 3. A thread per output combines the block's result into it.
+  void emitFinal(OpBuilder &builder) {
+    Value out = op.getDpsInitOperand(0)->get();
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    threadLoop(builder, loc, outputs, [&](OpBuilder &b, Value e) {
+      SmallVector<Value> indices = loopIndices(b, e, Value());
+      for (Value &i : indices)
+        if (!i)
+          i = cst(b, 0); // the reduction index: absent from the output's map
+      SmallVector<Value> at = applyMap(b, outMap, indices);
+      Value old = memref::LoadOp::create(b, loc, out, at);
+      Value total = memref::LoadOp::create(b, loc, partials,
+                                           ValueRange{e, cst(b, 0)});
+      memref::StoreOp::create(b, loc,
+                              tirx::combine(b, loc, combiner, old, total), out,
+                              at);
+    });
+  }
+};
+} // namespace
+
+FailureOr<scf::ForallOp>
+tirx::reduceInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
+                    const ReduceInBlockOptions &options) {
+  std::optional<SingleReduction> reduction = getSingleReduction(op);
+  auto outType = dyn_cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
+  if (!reduction || !outType || !outType.hasStaticShape())
+    return failure();
+  BlockReduction r{op, op.getLoc(), reduction->loop, reduction->combiner,
+                   options.threads, outType.getNumElements(),
+                   /*extent=*/0, /*width=*/1, op.getStaticLoopRanges(),
+                   {}, outType.getElementType(), Value()};
+  op.getParallelDims(r.parallel);
+  r.extent = r.ranges[r.k];
+  r.width = partialWidth(op, r.k, r.extent, r.threads, r.combiner);
+  TypedAttr neutral = *arith::getNeutralElement(r.combiner);
+
+  rewriter.setInsertionPoint(op);
+  auto space = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  r.partials = memref::AllocOp::create(
+      rewriter, r.loc,
+      MemRefType::get({r.outputs, r.threads}, r.element,
+                      MemRefLayoutAttrInterface(), space));
+  scf::ForallOp first = r.emitPartials(rewriter, neutral);
+  gpu::BarrierOp::create(rewriter, r.loc);
+  r.emitTree(rewriter);
+  r.emitFinal(rewriter);
+  rewriter.eraseOp(op);
+  return first;
+}
