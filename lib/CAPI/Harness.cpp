@@ -24,36 +24,17 @@ struct TirxSessionImpl {
 };
 
 struct TirxOutcomeImpl {
-  bool ok = false;
-  std::string version, text, json;
-  std::optional<Refusal> refusal;
-  int exitStatus = 0;
+  Outcome outcome;
+  std::string json;
 };
 
 namespace {
 std::string str(const char *s) { return s ? s : ""; }
 
-TirxOutcome outcomeOf(llvm::Expected<Result> result) {
-  auto *out = new TirxOutcomeImpl;
-  json::Object o;
-  if (result) {
-    out->ok = true;
-    out->version = result->version;
-    out->text = result->text;
-    o = std::move(result->data);
-    o["ok"] = true;
-  } else {
-    Refusal refusal = toRefusal(result.takeError());
-    out->exitStatus = exitStatusOf(refusal);
-    out->text = refusal.details.getString("text").value_or("").str();
-    o = json::Object(refusal.details);
-    o.erase("text");
-    o["ok"] = false;
-    o["error"] = refusal.toJSON();
-    out->refusal = std::move(refusal);
-  }
+TirxOutcome answer(llvm::Expected<Result> result) {
+  auto *out = new TirxOutcomeImpl{outcomeOf(std::move(result)), ""};
   llvm::raw_string_ostream os(out->json);
-  os << json::Value(std::move(o));
+  os << json::Value(json::Object(out->outcome.json));
   return out;
 }
 
@@ -67,7 +48,8 @@ llvm::Expected<json::Value> parsed(const char *text, RefusalCode code,
 }
 
 const char *refusalField(TirxOutcome o, const std::string Refusal::*field) {
-  return o && o->refusal ? ((*o->refusal).*field).c_str() : nullptr;
+  return o && o->outcome.refusal ? ((*o->outcome.refusal).*field).c_str()
+                                 : nullptr;
 }
 } // namespace
 
@@ -86,10 +68,10 @@ TirxOutcome tirxSessionInit(const char *dir, const char *payload,
   llvm::Expected<Initialized> made =
       Session::init(str(dir), str(payload), str(name), options);
   if (!made)
-    return outcomeOf(made.takeError());
+    return answer(made.takeError());
   if (session)
     *session = new TirxSessionImpl{std::move(made->session)};
-  return outcomeOf(std::move(made->seed));
+  return answer(std::move(made->seed));
 }
 
 TirxOutcome tirxSessionOpen(const char *dir, const char *actor,
@@ -99,13 +81,13 @@ TirxOutcome tirxSessionOpen(const char *dir, const char *actor,
     who.actor = actor;
   llvm::Expected<Session> opened = Session::open(str(dir), who);
   if (!opened)
-    return outcomeOf(opened.takeError());
+    return answer(opened.takeError());
   Result result;
   result.text = "opened " + str(dir) + "\n";
   result.data = json::Object{{"workspace", str(dir)}};
   if (session)
     *session = new TirxSessionImpl{std::move(*opened)};
-  return outcomeOf(std::move(result));
+  return answer(std::move(result));
 }
 
 void tirxSessionDestroy(TirxSession session) { delete session; }
@@ -115,8 +97,8 @@ TirxOutcome tirxSessionApplyAction(TirxSession s, const char *version,
   llvm::Expected<json::Value> action =
       parsed(actionJSON, RefusalCode::bad_action, "the action");
   if (!action)
-    return outcomeOf(action.takeError());
-  return outcomeOf(s->session.applyAction(str(version), *action));
+    return answer(action.takeError());
+  return answer(s->session.applyAction(str(version), *action));
 }
 
 TirxOutcome tirxSessionApplyScript(TirxSession s, const char *version,
@@ -125,11 +107,11 @@ TirxOutcome tirxSessionApplyScript(TirxSession s, const char *version,
   if (policy && *policy) {
     std::optional<ScriptPolicy> p = policyNamed(policy);
     if (!p)
-      return outcomeOf(
+      return answer(
           refuse(RefusalCode::usage, "the policy is \"strict\" or \"open\""));
     options.policy = *p;
   }
-  return outcomeOf(
+  return answer(
       s->session.applyScript(str(version), str(script), "script", options));
 }
 
@@ -138,53 +120,56 @@ TirxOutcome tirxSessionApplyRecipe(TirxSession s, const char *version,
   llvm::Expected<json::Value> recipe =
       parsed(recipeJSON, RefusalCode::bad_json, "the recipe");
   if (!recipe)
-    return outcomeOf(recipe.takeError());
-  return outcomeOf(s->session.applyRecipe(str(version), *recipe, "recipe"));
+    return answer(recipe.takeError());
+  return answer(s->session.applyRecipe(str(version), *recipe, "recipe"));
 }
 
 TirxOutcome tirxSessionShow(TirxSession s, const char *version) {
-  return outcomeOf(s->session.show(str(version)));
+  return answer(s->session.show(str(version)));
 }
 
 TirxOutcome tirxSessionView(TirxSession s, const char *version,
                             const char *what) {
-  return outcomeOf(
+  return answer(
       s->session.view(str(version), what && *what ? what : "summary"));
 }
 
 TirxOutcome tirxSessionDiff(TirxSession s, const char *from, const char *to) {
-  return outcomeOf(s->session.diff(str(from), str(to)));
+  return answer(s->session.diff(str(from), str(to)));
 }
 
-TirxOutcome tirxSessionLog(TirxSession s) { return outcomeOf(s->session.log()); }
+TirxOutcome tirxSessionLog(TirxSession s) { return answer(s->session.log()); }
 
 TirxOutcome tirxSessionCheckout(TirxSession s, const char *version) {
-  return outcomeOf(s->session.checkout(str(version)));
+  return answer(s->session.checkout(str(version)));
 }
 
 TirxOutcome tirxSessionRun(TirxSession s, const char *version) {
-  return outcomeOf(s->session.run(str(version)));
+  return answer(s->session.run(str(version)));
 }
 
 TirxOutcome tirxSessionReplay(TirxSession s) {
-  return outcomeOf(s->session.replay());
+  return answer(s->session.replay());
 }
 
-TirxOutcome tirxSessionFsck(TirxSession s) { return outcomeOf(s->session.fsck()); }
+TirxOutcome tirxSessionFsck(TirxSession s) { return answer(s->session.fsck()); }
 
 TirxOutcome tirxActionSchema(void) {
   Result schema;
   schema.data = actionsSchema();
-  return outcomeOf(std::move(schema));
+  return answer(std::move(schema));
 }
 
-bool tirxOutcomeIsOk(TirxOutcome o) { return o && o->ok; }
-const char *tirxOutcomeVersion(TirxOutcome o) { return o->version.c_str(); }
-const char *tirxOutcomeText(TirxOutcome o) { return o->text.c_str(); }
+bool tirxOutcomeIsOk(TirxOutcome o) { return o && o->outcome.ok; }
+const char *tirxOutcomeVersion(TirxOutcome o) {
+  return o->outcome.version.c_str();
+}
+const char *tirxOutcomeText(TirxOutcome o) { return o->outcome.text.c_str(); }
 const char *tirxOutcomeJSON(TirxOutcome o) { return o->json.c_str(); }
 
 const char *tirxOutcomeRefusalCode(TirxOutcome o) {
-  return o && o->refusal ? codeName(o->refusal->code).data() : nullptr;
+  return o && o->outcome.refusal ? codeName(o->outcome.refusal->code).data()
+                                 : nullptr;
 }
 const char *tirxOutcomeRefusalMessage(TirxOutcome o) {
   return refusalField(o, &Refusal::message);
@@ -198,5 +183,7 @@ const char *tirxOutcomeRefusalPayloadOp(TirxOutcome o) {
 const char *tirxOutcomeRefusalLocation(TirxOutcome o) {
   return refusalField(o, &Refusal::location);
 }
-int tirxOutcomeExitStatus(TirxOutcome o) { return o ? o->exitStatus : 1; }
+int tirxOutcomeExitStatus(TirxOutcome o) {
+  return o ? o->outcome.exitStatus : 1;
+}
 void tirxOutcomeDestroy(TirxOutcome o) { delete o; }

@@ -64,27 +64,16 @@ json::Object tool(const char *name, const char *title, const char *description,
                                    {"openWorldHint", false}}}};
 }
 
-/// The tool's JSON result: the data with "ok", or the refusal.
+/// The tool's result: the outcome's JSON as structured content and as text.
 json::Object toolResult(llvm::Expected<Result> result) {
-  json::Object content;
-  bool failed = !result;
-  if (result) {
-    content = std::move(result->data);
-    content["ok"] = true;
-  } else {
-    Refusal refusal = toRefusal(result.takeError());
-    content = std::move(refusal.details);
-    content.erase("text");
-    content["ok"] = false;
-    content["error"] = refusal.toJSON();
-  }
+  Outcome outcome = outcomeOf(std::move(result));
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << json::Value(json::Object(content));
+  os << json::Value(json::Object(outcome.json));
   return json::Object{
       {"content", json::Array{json::Object{{"type", "text"}, {"text", text}}}},
-      {"structuredContent", std::move(content)},
-      {"isError", failed}};
+      {"structuredContent", std::move(outcome.json)},
+      {"isError", !outcome.ok}};
 }
 } // namespace
 

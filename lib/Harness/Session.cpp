@@ -332,6 +332,27 @@ int mlir::tirx::exitStatusOf(const Refusal &refusal) {
   return 1;
 }
 
+Outcome mlir::tirx::outcomeOf(Expected<Result> result) {
+  Outcome out;
+  if (result) {
+    out.ok = true;
+    out.version = result->version;
+    out.text = std::move(result->text);
+    out.json = std::move(result->data);
+    out.json["ok"] = true;
+    return out;
+  }
+  Refusal refusal = toRefusal(result.takeError());
+  out.exitStatus = exitStatusOf(refusal);
+  out.text = refusal.details.getString("text").value_or("").str();
+  out.json = json::Object(refusal.details);
+  out.json.erase("text");
+  out.json["ok"] = false;
+  out.json["error"] = refusal.toJSON();
+  out.refusal = std::move(refusal);
+  return out;
+}
+
 Expected<Session> Session::open(const std::string &dir, Identity who) {
   std::string error;
   std::optional<Workspace> ws = Workspace::open(dir, error);

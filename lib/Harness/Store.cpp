@@ -530,72 +530,59 @@ std::optional<Workspace> Workspace::open(const std::string &dir,
   return ws;
 }
 
-bool Workspace::readIndex(std::vector<VersionEntry> &entries,
-                          std::string &error) const {
-  entries.clear();
+bool Workspace::readLogs(std::vector<VersionEntry> *entries,
+                         std::vector<RequestRecord> *records,
+                         std::string &error) const {
+  if (entries)
+    entries->clear();
+  if (records)
+    records->clear();
   Lock reading;
   if (!readLock(reading, error))
     return false;
   std::vector<Damage> damages;
   ChainHeads heads;
   bool known = readHeads(root, heads, damages);
-  std::vector<ChainLine> lines;
-  readChain(root, "index.jsonl", genesisOf("index.jsonl", metaText),
-            known ? &heads["index.jsonl"] : nullptr, lines, damages);
-  toEntries(path("index.jsonl"), lines, entries, damages);
+  auto read = [&](const char *file, std::vector<ChainLine> &lines) {
+    readChain(root, file, genesisOf(file, metaText),
+              known ? &heads[file] : nullptr, lines, damages);
+  };
+  std::vector<ChainLine> indexLines, requestLines;
+  if (entries) {
+    read("index.jsonl", indexLines);
+    toEntries(path("index.jsonl"), indexLines, *entries, damages);
+  }
+  if (records) {
+    read("requests.jsonl", requestLines);
+    toRecords(path("requests.jsonl"), requestLines, *records, damages);
+  }
+  if (entries && records)
+    crossCheck(path("requests.jsonl"), requestLines, *records, *entries,
+               damages);
   if (!fail(damages, error)) {
-    entries.clear();
+    if (entries)
+      entries->clear();
+    if (records)
+      records->clear();
     return false;
   }
   return true;
 }
 
+bool Workspace::readIndex(std::vector<VersionEntry> &entries,
+                          std::string &error) const {
+  return readLogs(&entries, nullptr, error);
+}
+
 bool Workspace::readRequests(std::vector<RequestRecord> &records,
                              std::string &error) const {
-  records.clear();
-  Lock reading;
-  if (!readLock(reading, error))
-    return false;
-  std::vector<Damage> damages;
-  ChainHeads heads;
-  bool known = readHeads(root, heads, damages);
-  std::vector<ChainLine> lines;
-  readChain(root, "requests.jsonl", genesisOf("requests.jsonl", metaText),
-            known ? &heads["requests.jsonl"] : nullptr, lines, damages);
-  toRecords(path("requests.jsonl"), lines, records, damages);
-  if (!fail(damages, error)) {
-    records.clear();
-    return false;
-  }
-  return true;
+  return readLogs(nullptr, &records, error);
 }
 
 bool Workspace::readHistory(std::vector<VersionEntry> &entries,
                             std::vector<RequestRecord> &records,
                             std::string &error) const {
-  entries.clear();
-  records.clear();
-  Lock reading;
-  if (!readLock(reading, error))
-    return false;
-  std::vector<Damage> damages;
-  ChainHeads heads;
-  bool known = readHeads(root, heads, damages);
-  std::vector<ChainLine> indexLines, requestLines;
-  readChain(root, "index.jsonl", genesisOf("index.jsonl", metaText),
-            known ? &heads["index.jsonl"] : nullptr, indexLines, damages);
-  toEntries(path("index.jsonl"), indexLines, entries, damages);
-  readChain(root, "requests.jsonl", genesisOf("requests.jsonl", metaText),
-            known ? &heads["requests.jsonl"] : nullptr, requestLines,
-            damages);
-  toRecords(path("requests.jsonl"), requestLines, records, damages);
-  crossCheck(path("requests.jsonl"), requestLines, records, entries, damages);
-  if (!fail(damages, error)) {
-    entries.clear();
-    records.clear();
-    return false;
-  }
-  return true;
+  return readLogs(&entries, &records, error);
 }
 
 bool Workspace::readAudit(std::vector<json::Object> &out,

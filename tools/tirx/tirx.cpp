@@ -292,42 +292,27 @@ Expected<Result> dispatch(const Invocation &inv) {
 
 /// Prints a result or a refusal; returns the exit status.
 int print(const Invocation &inv, Expected<Result> result) {
-  if (result) {
-    if (inv.json && inv.command == "schema")
-      llvm::outs() << result->text;
-    else if (inv.json) {
-      json::Object o = std::move(result->data);
-      o["ok"] = true;
-      llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
-    } else
-      llvm::outs() << result->text;
-    llvm::outs().flush();
-    return 0;
-  }
-  Refusal refusal = toRefusal(result.takeError());
-  if (inv.json) {
-    json::Object o = std::move(refusal.details);
-    o.erase("text");
-    o["ok"] = false;
-    o["error"] = refusal.toJSON();
-    llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
-  } else {
-    if (auto text = refusal.details.getString("text"))
-      llvm::outs() << *text;
-    llvm::errs() << "tirx: " << inv.command << ": " << codeName(refusal.code)
-                 << ": " << refusal.message << "\n";
-    if (!refusal.payloadOp.empty())
-      llvm::errs() << "  at " << refusal.payloadOp
-                   << (refusal.location.empty() ? ""
-                                                : " (" + refusal.location + ")")
-                   << "\n";
-    else if (!refusal.location.empty())
-      llvm::errs() << "  at " << refusal.location << "\n";
-    if (!refusal.hint.empty())
-      llvm::errs() << "  hint: " << refusal.hint << "\n";
-  }
+  Outcome out = outcomeOf(std::move(result));
+  if (inv.json && !(out.ok && inv.command == "schema"))
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(out.json)))
+                 << "\n";
+  else
+    llvm::outs() << out.text;
   llvm::outs().flush();
-  return exitStatusOf(refusal);
+  if (out.ok || inv.json)
+    return out.exitStatus;
+  const Refusal &refusal = *out.refusal;
+  llvm::errs() << "tirx: " << inv.command << ": " << codeName(refusal.code)
+               << ": " << refusal.message << "\n";
+  if (!refusal.payloadOp.empty())
+    llvm::errs() << "  at " << refusal.payloadOp
+                 << (refusal.location.empty() ? "" : " (" + refusal.location + ")")
+                 << "\n";
+  else if (!refusal.location.empty())
+    llvm::errs() << "  at " << refusal.location << "\n";
+  if (!refusal.hint.empty())
+    llvm::errs() << "  hint: " << refusal.hint << "\n";
+  return out.exitStatus;
 }
 } // namespace
 

@@ -168,6 +168,18 @@ struct Initialized {
   Result seed;
 };
 
+/// A request's outcome as every front door answers it (CLI --json, MCP,
+/// C API): `json` is the result's data with "ok": true, or the refusal's
+/// details with "ok": false and "error": the refusal; `text` is for people.
+struct Outcome {
+  bool ok = false;
+  std::string version, text;
+  llvm::json::Object json;
+  std::optional<Refusal> refusal;
+  int exitStatus = 0;
+};
+Outcome outcomeOf(llvm::Expected<Result> result);
+
 /// The exit status a front door gives a refusal: 1 refused, 2 usage, 3
 /// damaged, 4 resource limit.
 int exitStatusOf(const Refusal &refusal);

@@ -200,6 +200,10 @@ private:
   /// Takes a shared lock into `reading` for one read, unless this process
   /// already holds a lock on the workspace.
   bool readLock(Lock &reading, std::string &error) const;
+  /// The index and/or the request log (those not null), verified, read
+  /// under one lock.
+  bool readLogs(std::vector<VersionEntry> *entries,
+                std::vector<RequestRecord> *records, std::string &error) const;
   /// Takes the exclusive lock into `writing` for one append, unless this
   /// process already holds it (holding only a shared one is an error).
   bool writeLock(Lock &writing, std::string &error) const;
