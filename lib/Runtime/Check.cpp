@@ -344,6 +344,50 @@ Comparison compareUnchanged(const std::string &name, ElementType type,
   return c;
 }
 
+std::vector<std::vector<uint8_t>> makeInputs(const Manifest &m,
+                                             uint64_t seed) {
+  std::vector<std::vector<uint8_t>> host(m.params.size());
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    const Param &p = m.params[i];
+    if (!p.isBuffer)
+      continue;
+    host[i].resize(p.bytes);
+    if (p.role == Role::out)
+      fillPoison(host[i], p.type);
+    else
+      fillRandom(host[i], p.type, seed * 1000003ull + i);
+  }
+  return host;
+}
+
+bool checkIsBlind(const Manifest &m,
+                  const std::vector<std::vector<uint8_t>> &inputs,
+                  const std::vector<std::vector<uint8_t>> &want) {
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    const Param &p = m.params[i];
+    if (!p.isBuffer || p.role == Role::in)
+      continue;
+    if (!compareBuffers(p.name, p.type, inputs[i], want[i],
+                        toleranceFor(p.type, m.math))
+             .pass)
+      return false;
+  }
+  return true;
+}
+
+RelaunchCheck compareRelaunch(const std::string &name, ElementType type,
+                              const std::vector<uint8_t> &now,
+                              const std::vector<uint8_t> &first,
+                              const std::vector<uint8_t> &want,
+                              const Tolerance &tol) {
+  RelaunchCheck r;
+  if (now == first)
+    return r;
+  r.bitEqual = false;
+  r.comparison = compareBuffers(name, type, now, want, tol);
+  return r;
+}
+
 std::vector<int64_t> chooseCheckedSamples(int64_t samples, int k, Rng &rng) {
   std::set<int64_t> chosen;
   if (samples <= 0)

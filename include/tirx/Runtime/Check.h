@@ -102,6 +102,32 @@ Comparison compareUnchanged(const std::string &name, ElementType type,
                             const std::vector<uint8_t> &now,
                             const std::vector<uint8_t> &uploaded);
 
+/// Host images of every buffer of `m` for one input set: `in` and `inout`
+/// buffers random (buffer i from seed * 1000003 + i), `out` buffers
+/// poisoned; scalars empty.
+std::vector<std::vector<uint8_t>> makeInputs(const Manifest &m, uint64_t seed);
+
+/// The ghost check: would the outputs pass against the reference's `want`
+/// if no kernel ran at all (`out` buffers still poison, `inout` buffers as
+/// uploaded: exactly `inputs`)? Then the check cannot see the kernel.
+bool checkIsBlind(const Manifest &m,
+                  const std::vector<std::vector<uint8_t>> &inputs,
+                  const std::vector<std::vector<uint8_t>> &want);
+
+/// A later launch on the same inputs (`now`) against the first one
+/// (`first`): bit-equal passes at once (`bitEqual`); otherwise the
+/// tolerance decides against `want` (the reference's outputs, or `first`
+/// without a reference).
+struct RelaunchCheck {
+  bool bitEqual = true;
+  Comparison comparison;
+};
+RelaunchCheck compareRelaunch(const std::string &name, ElementType type,
+                              const std::vector<uint8_t> &now,
+                              const std::vector<uint8_t> &first,
+                              const std::vector<uint8_t> &want,
+                              const Tolerance &tol);
+
 /// Which of `samples` timed launches to check against the reference: `k`
 /// distinct indices in [0, samples - 1) drawn from `rng`, and always the
 /// last one (samples - 1); sorted. Fewer when there are fewer samples.
