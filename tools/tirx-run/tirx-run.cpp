@@ -271,6 +271,7 @@ int main(int argc, char **argv) {
     f.irVersion = o.irVersion.empty() ? manifests[i].irVersion : o.irVersion;
     f.bytesMoved = manifests[i].minimumBytesMoved();
     f.flops = manifests[i].totalFlops();
+    f.seed = o.run.seed; // also where nothing ran: the replay needs it
     if (!haveDevice) {
       f.launchStatus = "no_device";
       f.error = "no CUDA device answered (see the message above)";
