@@ -320,7 +320,7 @@ int main(int argc, char **argv) {
       anyFailed = true;
     std::cerr << "tirx-run: " << o.bundles[i] << ": launch " << f.launchStatus
               << ", correctness " << f.correctness;
-    if (f.seed)
+    if (f.seed && f.launchCount > 0)
       std::cerr << " (seed " << *f.seed << ", " << f.checkedLaunches.size()
                 << " of " << f.launchCount << " launches checked)";
     if (implausible)
