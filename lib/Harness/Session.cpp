@@ -972,10 +972,30 @@ Expected<Result> Session::run(const std::string &version,
                         "no CUDA device here: the bundle is compiled and "
                         "ready (" + bundle + ")");
     } else {
-      refusal.code = f.launchStatus == "timeout" ? RefusalCode::launch_timeout
-                     : f.launchStatus != "ok"    ? RefusalCode::launch_error
-                                                 : RefusalCode::correctness_fail;
-      refusal.message = f.error.empty() ? f.correctnessDetail : f.error;
+      if (f.launchStatus == "timeout" || f.launchStatus != "ok") {
+        refusal.code = f.launchStatus == "timeout" ? RefusalCode::launch_timeout
+                                                   : RefusalCode::launch_error;
+        refusal.message = f.error;
+      } else if (f.correctness == "fail") {
+        refusal.code = RefusalCode::correctness_fail;
+        refusal.message = f.correctnessDetail;
+      } else if (f.ghostCheck == "blind") {
+        refusal.code = RefusalCode::check_blind;
+        refusal.message = "the outputs pass the check with no kernel launched: "
+                          "the check cannot see this kernel";
+        refusal.hint = "give the reference inputs for which the kernel "
+                       "changes its outputs";
+      } else if (f.plausible == false) {
+        refusal.code = RefusalCode::implausible;
+        refusal.message = f.implausibleReason;
+        refusal.hint = "a timing faster than the device allows is never "
+                       "ranked; check the kernel for skipped work";
+      } else {
+        refusal.code = RefusalCode::runner_failed;
+        refusal.message = f.error.empty() ? f.correctnessDetail : f.error;
+      }
+      if (refusal.message.empty())
+        refusal.message = "tirx-run exited with " + std::to_string(status);
     }
     refusal.details = std::move(out.data);
     refusal.details["text"] = out.text;

@@ -36,10 +36,84 @@ void blame(Feedback &f, const char *kind, std::string path, std::string loc,
 }
 } // namespace
 
+namespace {
+/// The highest arithmetic rate the kernels' types allow on this device,
+/// TFLOP/s; 0 when unknown (no compute gate then).
+double computeCeilingTflops(const Manifest &m, const DeviceProfile &d) {
+  bool narrow = false;
+  for (const Param &p : m.params)
+    narrow |= p.type == ElementType::f16 || p.type == ElementType::bf16 ||
+              p.type == ElementType::i8;
+  for (const Scratch &s : m.scratch)
+    narrow |= s.type == ElementType::f16 || s.type == ElementType::bf16 ||
+              s.type == ElementType::i8;
+  if (narrow) // 16- and 8-bit tensor-core rates: at most 4x the tf32 one
+    return d.peakTf32Tflops > 0 ? 4 * d.peakTf32Tflops + d.peakFp32Tflops : 0;
+  if (m.math == "tf32")
+    return d.peakTf32Tflops > 0 ? d.peakTf32Tflops + d.peakFp32Tflops : 0;
+  return d.peakFp32Tflops;
+}
+
+std::string formatFixed(double v, int digits) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(digits);
+  os << v;
+  return os.str();
+}
+} // namespace
+
+void judgePlausibility(Feedback &f, const Manifest &m,
+                       const DeviceProfile &device) {
+  f.plausible.reset();
+  f.implausibleReason.clear();
+  if (f.launchStatus != "ok" || !f.duration || !(f.duration->median > 0))
+    return;
+  double seconds = f.duration->median * 1e-6;
+  f.plausible = true;
+  if (device.copyBandwidthGBs > 0) {
+    double achieved = double(f.bytesMoved) / seconds / 1e9;
+    double ratio = achieved / device.copyBandwidthGBs;
+    if (ratio > kPlausibilityMargin) {
+      f.plausible = false;
+      f.implausibleReason =
+          "moves at least " + std::to_string(f.bytesMoved) + " bytes in " +
+          formatFixed(f.duration->median, 3) + " us: " +
+          formatFixed(achieved, 0) + " GB/s, " + formatFixed(ratio, 2) +
+          "x the device's measured copy bandwidth (" +
+          formatFixed(device.copyBandwidthGBs, 0) +
+          " GB/s); it skips work, or its manifest claims more traffic than "
+          "it makes";
+      return;
+    }
+  }
+  double ceiling = computeCeilingTflops(m, device);
+  if (ceiling > 0 && f.flops > 0) {
+    double tflops = double(f.flops) / seconds / 1e12;
+    if (tflops > kPlausibilityMargin * ceiling) {
+      f.plausible = false;
+      f.implausibleReason =
+          std::to_string(f.flops) + " flops in " +
+          formatFixed(f.duration->median, 3) + " us: " +
+          formatFixed(tflops, 1) + " TFLOP/s, " +
+          formatFixed(tflops / ceiling, 2) + "x the device's peak for " +
+          (m.math == "tf32" ? "tf32" : "these types") + " (" +
+          formatFixed(ceiling, 1) + " TFLOP/s); it skips work, or its "
+          "manifest counts flops it does not do";
+    }
+  }
+}
+
 void classify(Feedback &f, const Manifest &m, const DeviceProfile &device) {
   f.bottleneck = "unknown";
   if (f.launchStatus != "ok" || !f.duration || m.kernels.empty())
     return;
+  // A timing beyond what the device can do names no bottleneck.
+  if (f.plausible && !*f.plausible) {
+    blame(f, "unknown", kernelPath(m, m.kernels.front()), "",
+          "implausible timing: " + f.implausibleReason);
+    return;
+  }
   double bandwidth = device.copyBandwidthGBs * 1e9;
   // A tf32 bundle's products run on tensor cores, at their rate.
   bool tensorCores = m.math == "tf32" && device.peakTf32Tflops > 0;
@@ -147,6 +221,7 @@ void readOptional(const json &j, const char *key, std::optional<T> &out) {
 
 std::string serializeFeedback(const Feedback &f) {
   json j;
+  j["schema_version"] = f.schemaVersion;
   j["ir_version"] = f.irVersion;
   j["payload"] = f.payload;
   j["compile_status"] = f.compileStatus;
@@ -190,6 +265,18 @@ std::string serializeFeedback(const Feedback &f) {
                             {"rel_l2_error", std::isfinite(b.relL2Error)
                                                  ? json(b.relL2Error)
                                                  : json(nullptr)}});
+  j["seed"] = optional(f.seed);
+  j["checked_launches"] = f.checkedLaunches;
+  j["launch_count"] = f.launchCount;
+  j["stateful"] = optional(f.stateful);
+  j["bitwise_reproducible"] = optional(f.bitwiseReproducible);
+  j["inputs_unchanged"] = optional(f.inputsUnchanged);
+  j["ghost_check"] = f.ghostCheck;
+  j["plausible"] = optional(f.plausible);
+  if (!f.implausibleReason.empty())
+    j["implausible_reason"] = f.implausibleReason;
+  j["copy_bandwidth_gbs"] = optional(f.copyBandwidthGBs);
+  j["achieved_tflops"] = optional(f.achievedTflops);
   j["bottleneck"] = f.bottleneck;
   j["bottleneck_location"] = f.bottleneckLocation;
   j["bottleneck_loc"] = f.bottleneckLoc;
@@ -207,6 +294,7 @@ bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
       return false;
     }
     f = Feedback();
+    f.schemaVersion = j.value("schema_version", 1); // absent before 2
     f.irVersion = j.value("ir_version", "");
     f.payload = j.value("payload", "");
     f.compileStatus = j.value("compile_status", "not_run");
@@ -240,6 +328,18 @@ bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
     readOptional(j, "max_abs_error", f.maxAbsError);
     readOptional(j, "rel_l2_error", f.relL2Error);
     f.correctnessDetail = j.value("correctness_detail", "");
+    readOptional(j, "seed", f.seed);
+    if (j.contains("checked_launches") && j["checked_launches"].is_array())
+      f.checkedLaunches = j["checked_launches"].get<std::vector<int64_t>>();
+    f.launchCount = j.value("launch_count", int64_t(0));
+    readOptional(j, "stateful", f.stateful);
+    readOptional(j, "bitwise_reproducible", f.bitwiseReproducible);
+    readOptional(j, "inputs_unchanged", f.inputsUnchanged);
+    f.ghostCheck = j.value("ghost_check", "not_run");
+    readOptional(j, "plausible", f.plausible);
+    f.implausibleReason = j.value("implausible_reason", "");
+    readOptional(j, "copy_bandwidth_gbs", f.copyBandwidthGBs);
+    readOptional(j, "achieved_tflops", f.achievedTflops);
     f.bottleneck = j.value("bottleneck", "unknown");
     f.bottleneckLocation = j.value("bottleneck_location", "");
     f.bottleneckLoc = j.value("bottleneck_loc", "");

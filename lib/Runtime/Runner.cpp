@@ -86,6 +86,8 @@ struct Driver {
   TIRX_CU(cuMemcpyDtoH, void *, CUdeviceptr, size_t)
   TIRX_CU(cuMemcpyDtoD, CUdeviceptr, CUdeviceptr, size_t)
   TIRX_CU(cuMemsetD32Async, CUdeviceptr, unsigned, size_t, CUstream)
+  TIRX_CU(cuMemsetD16Async, CUdeviceptr, unsigned short, size_t, CUstream)
+  TIRX_CU(cuMemsetD8Async, CUdeviceptr, unsigned char, size_t, CUstream)
   TIRX_CU(cuLaunchKernel, CUfunction, unsigned, unsigned, unsigned, unsigned,
           unsigned, unsigned, unsigned, CUstream, void **, void **)
   TIRX_CU(cuEventCreate, CUevent *, unsigned)
@@ -136,6 +138,8 @@ struct Driver {
     bind(cuMemcpyDtoH, {"cuMemcpyDtoH_v2"});
     bind(cuMemcpyDtoD, {"cuMemcpyDtoD_v2"});
     bind(cuMemsetD32Async, {"cuMemsetD32Async"});
+    bind(cuMemsetD16Async, {"cuMemsetD16Async"});
+    bind(cuMemsetD8Async, {"cuMemsetD8Async"});
     bind(cuLaunchKernel, {"cuLaunchKernel"});
     bind(cuEventCreate, {"cuEventCreate"});
     bind(cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
@@ -322,33 +326,27 @@ std::vector<std::unique_ptr<DeviceBuffer>> allocate(const Manifest &m) {
   return buffers;
 }
 
-/// Poisons the scratch buffers: a kernel reading what none wrote then
-/// yields NaN (or the integer sentinel), which the check catches.
-void poisonScratch(const Manifest &m,
-                   const std::vector<std::unique_ptr<DeviceBuffer>> &buffers) {
-  for (size_t i = 0; i < m.scratch.size(); ++i) {
-    std::vector<uint8_t> poison(m.scratch[i].bytes);
-    fillPoison(poison, m.scratch[i].type);
-    CU(cuMemcpyHtoD(buffers[m.params.size() + i]->ptr, poison.data(),
-                    poison.size()));
-  }
+/// Fills a device buffer with the poison of `type`, on the device (a
+/// memset: cheap enough before every timed launch).
+void poisonDevice(CUdeviceptr ptr, uint64_t bytes, ElementType type) {
+  uint32_t word = poisonWord(type);
+  if (bytes % 4 == 0)
+    CU(cuMemsetD32Async(ptr, word, bytes / 4, nullptr));
+  else if (bytes % 2 == 0)
+    CU(cuMemsetD16Async(ptr, (unsigned short)(word & 0xFFFF), bytes / 2,
+                        nullptr));
+  else
+    CU(cuMemsetD8Async(ptr, (unsigned char)(word & 0xFF), bytes, nullptr));
 }
 
-/// Host images of every buffer for one input set: inputs random, outputs
-/// poisoned.
-std::vector<std::vector<uint8_t>> makeInputs(const Manifest &m, uint64_t seed) {
-  std::vector<std::vector<uint8_t>> host(m.params.size());
-  for (size_t i = 0; i < m.params.size(); ++i) {
-    const Param &p = m.params[i];
-    if (!p.isBuffer)
-      continue;
-    host[i].resize(p.bytes);
-    if (p.role == Role::out)
-      fillPoison(host[i], p.type);
-    else
-      fillRandom(host[i], p.type, seed * 1000003ull + i);
-  }
-  return host;
+/// Poisons the scratch buffers: a kernel reading what none wrote then
+/// yields NaN (or the integer sentinel), which the check catches; and no
+/// state survives in them from one run to the next.
+void poisonScratch(const Manifest &m,
+                   const std::vector<std::unique_ptr<DeviceBuffer>> &buffers) {
+  for (size_t i = 0; i < m.scratch.size(); ++i)
+    poisonDevice(buffers[m.params.size() + i]->ptr, m.scratch[i].bytes,
+                 m.scratch[i].type);
 }
 
 void upload(const std::vector<std::unique_ptr<DeviceBuffer>> &buffers,
@@ -358,12 +356,15 @@ void upload(const std::vector<std::unique_ptr<DeviceBuffer>> &buffers,
       CU(cuMemcpyHtoD(buffers[i]->ptr, host[i].data(), host[i].size()));
 }
 
+/// Reads back the outputs (`out` and `inout` buffers), or with `inputs`
+/// the `in` buffers.
 std::vector<std::vector<uint8_t>>
 download(const Manifest &m,
-         const std::vector<std::unique_ptr<DeviceBuffer>> &buffers) {
+         const std::vector<std::unique_ptr<DeviceBuffer>> &buffers,
+         bool inputs = false) {
   std::vector<std::vector<uint8_t>> host(m.params.size());
   for (size_t i = 0; i < m.params.size(); ++i)
-    if (m.params[i].isBuffer && m.params[i].role != Role::in) {
+    if (m.params[i].isBuffer && (m.params[i].role == Role::in) == inputs) {
       host[i].resize(m.params[i].bytes);
       CU(cuMemcpyDtoH(host[i].data(), buffers[i]->ptr, host[i].size()));
     }
@@ -407,12 +408,10 @@ std::string loadOrMeasureProfile(int device, const std::string &cacheDir,
     }
     std::string cachePath =
         cacheDir.empty() ? "" : cacheDir + "/device-" + id.str() + ".json";
-    if (!cachePath.empty()) {
-      std::string text, ignored;
-      if (readFile(cachePath, text, ignored) &&
-          parseDeviceProfile(text, p, ignored) && p.uuid == id.str())
-        return "";
-    }
+    // Measured afresh in every runner process, never read back from the
+    // cache: the plausibility gate rests on the copy bandwidth, and a file
+    // that anyone can edit must not move it. The file is only written, for
+    // readers outside the runner.
     p = DeviceProfile();
     p.name = name;
     p.uuid = id.str();
@@ -524,6 +523,16 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
           std::min(1.0, double(active * threads) / profile.maxThreadsPerSm);
 
     auto buffers = allocate(candidate);
+    f.seed = options.seed;
+    f.copyBandwidthGBs = profile.copyBandwidthGBs;
+    int64_t launches = 0; // runs of the candidate (each: all its kernels)
+    auto note = [&](const std::string &detail) {
+      // The first failure explains; later ones add nothing.
+      if (f.correctness != "fail") {
+        f.correctness = "fail";
+        f.correctnessDetail = detail;
+      }
+    };
 
     // Correctness on fresh inputs each time, against the reference.
     std::unique_ptr<LoadedBundle> ref;
@@ -535,21 +544,53 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
     int sets = reference ? std::max(1, options.inputSets) : 1;
     bool allPass = true;
     double worstAbs = 0, worstL2 = 0;
+    // The last input set's images: what the timed launches run on and are
+    // checked against.
+    std::vector<std::vector<uint8_t>> host, got, want;
+    int64_t lastSetLaunch = 0;
+    std::string lastSetName;
+    f.inputsUnchanged = true;
+    auto checkInputs = [&](const std::string &when) {
+      auto now = download(candidate, buffers, /*inputs=*/true);
+      for (size_t i = 0; i < candidate.params.size(); ++i) {
+        const Param &p = candidate.params[i];
+        if (!p.isBuffer || p.role != Role::in)
+          continue;
+        Comparison c = compareUnchanged(p.name, p.type, now[i], host[i]);
+        if (!c.pass && *f.inputsUnchanged) {
+          f.inputsUnchanged = false;
+          note(c.detail + " (" + when + ")");
+        }
+      }
+    };
     for (int s = 0; s < sets; ++s) {
-      auto host = makeInputs(candidate, options.seed + uint64_t(s));
+      uint64_t seed = options.seed + uint64_t(s);
+      std::string setName = "input set " + std::to_string(s) + ", seed " +
+                            std::to_string(seed);
+      host = makeInputs(candidate, seed);
       upload(buffers, host);
       poisonScratch(candidate, buffers);
       cand.launch(buffers);
       synchronize(options);
+      ++launches;
+      f.checkedLaunches.push_back(launches);
       f.launchStatus = "ok";
+      got = download(candidate, buffers);
+      lastSetLaunch = launches;
+      lastSetName = setName;
+      checkInputs("after launch " + std::to_string(launches) + ", " + setName);
       if (!reference)
         continue;
-      auto got = download(candidate, buffers);
       upload(refBuffers, host);
       poisonScratch(*reference, refBuffers);
       ref->launch(refBuffers);
       synchronize(options);
-      auto want = download(*reference, refBuffers);
+      want = download(*reference, refBuffers);
+      // The ghost: the same inputs with no launch at all (what the buffers
+      // then hold is `host` itself). If that passes the comparison, the
+      // check cannot see the kernel.
+      if (s == 0)
+        f.ghostCheck = checkIsBlind(candidate, host, want) ? "blind" : "caught";
       for (size_t i = 0; i < candidate.params.size(); ++i) {
         const Param &p = candidate.params[i];
         if (!p.isBuffer || p.role == Role::in)
@@ -569,36 +610,97 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
             }
         if (!c.pass && allPass) {
           allPass = false;
-          f.correctnessDetail = c.detail + " (input set " +
-                                std::to_string(s) + ", seed " +
-                                std::to_string(options.seed + s) + ")";
+          note(c.detail + " (" + setName + ")");
         }
       }
       f.correctnessInputs = s + 1;
     }
     if (reference) {
-      f.correctness = allPass ? "pass" : "fail";
+      if (f.correctness != "fail")
+        f.correctness = allPass ? "pass" : "fail";
       f.maxAbsError = std::isfinite(worstAbs) ? worstAbs : 1e308;
       f.relL2Error = std::isfinite(worstL2) ? worstL2 : 1e308;
     }
+    f.launchCount = launches;
 
     // A wrong kernel is not timed: its speed means nothing.
     if (f.correctness == "fail")
       return;
 
+    // Every timed launch starts from the last input set's state: `inout`
+    // buffers restored from pristine device copies, `out` and scratch
+    // buffers poisoned (memsets, outside the timed events). So any of them
+    // can be checked, and a kernel cannot tell a checked launch from
+    // another. `in` buffers are not restored: a write to one persists and
+    // the read-back at the end sees it.
+    std::vector<std::unique_ptr<DeviceBuffer>> pristine(candidate.params.size());
+    for (size_t i = 0; i < candidate.params.size(); ++i) {
+      const Param &p = candidate.params[i];
+      if (p.isBuffer && p.role == Role::inout) {
+        pristine[i] = std::make_unique<DeviceBuffer>(p.bytes);
+        CU(cuMemcpyHtoD(pristine[i]->ptr, host[i].data(), host[i].size()));
+      }
+    }
+    auto prepare = [&]() {
+      for (size_t i = 0; i < candidate.params.size(); ++i) {
+        const Param &p = candidate.params[i];
+        if (!p.isBuffer)
+          continue;
+        if (p.role == Role::inout)
+          CU(cuMemcpyDtoD(buffers[i]->ptr, pristine[i]->ptr, p.bytes));
+        else if (p.role == Role::out)
+          poisonDevice(buffers[i]->ptr, p.bytes, p.type);
+      }
+      poisonScratch(candidate, buffers);
+    };
+    // Compares the outputs of launch `n` with those of `lastSetLaunch` (the
+    // same inputs): bit-equal passes at once; otherwise the tolerance
+    // decides, against the reference (or, without one, launch 1's own).
+    f.stateful = false;
+    f.bitwiseReproducible = true;
+    auto checkLaunch = [&](int64_t n, const char *kind) {
+      f.checkedLaunches.push_back(n);
+      auto now = download(candidate, buffers);
+      for (size_t i = 0; i < candidate.params.size(); ++i) {
+        const Param &p = candidate.params[i];
+        if (!p.isBuffer || p.role == Role::in)
+          continue;
+        RelaunchCheck r =
+            compareRelaunch(p.name, p.type, now[i], got[i],
+                            reference ? want[i] : got[i],
+                            toleranceFor(p.type, candidate.math));
+        if (r.bitEqual)
+          continue;
+        f.bitwiseReproducible = false;
+        if (!r.comparison.pass && !*f.stateful) {
+          f.stateful = true;
+          note("output of launch " + std::to_string(n) + " (" + kind +
+               ") differs from launch " + std::to_string(lastSetLaunch) +
+               " on the same inputs (" + lastSetName +
+               "): the kernel keeps state across launches; " +
+               r.comparison.detail);
+        }
+      }
+    };
+
     // Timing: warm-up, then samples with an L2 flush before each.
     size_t flushBytes =
         std::max<size_t>(size_t(2 * profile.l2Bytes), size_t(64) << 20);
     DeviceBuffer flush(flushBytes);
-    for (int i = 0; i < options.warmup; ++i)
+    for (int i = 0; i < options.warmup; ++i) {
+      prepare();
       cand.launch(buffers);
+      ++launches;
+    }
     synchronize(options);
     auto timeOne = [&](unsigned salt) {
+      prepare();
       CU(cuMemsetD32Async(flush.ptr, salt, flushBytes / 4, nullptr));
       Event start, stop;
       CU(cuEventRecord(start.e, nullptr));
       cand.launch(buffers);
       CU(cuEventRecord(stop.e, nullptr));
+      ++launches;
       if (options.busy)
         options.busy(true);
       CUresult r = driver().cuEventSynchronize(stop.e);
@@ -614,17 +716,31 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
                     ? options.samples
                     : chooseSampleCount(estimate * 1e-6, options.budgetSeconds,
                                         options.minSamples, options.maxSamples);
+    // Which timed launches are read back: a few at random (the kernel
+    // cannot know which) and the last one.
+    Rng pick(freshSeed());
+    std::vector<int64_t> checked =
+        chooseCheckedSamples(n, options.checkedTimedLaunches, pick);
     std::vector<double> samples;
-    for (int64_t i = 0; i < n; ++i)
+    for (int64_t i = 0; i < n && f.correctness != "fail"; ++i) {
       samples.push_back(timeOne(unsigned(i + 2)));
+      if (std::binary_search(checked.begin(), checked.end(), i))
+        checkLaunch(launches, i + 1 == n ? "the last timed" : "timed");
+    }
+    checkInputs("after " + std::to_string(launches) + " launches");
+    f.launchCount = launches;
     f.duration = summarize(samples);
     double seconds = f.duration->median * 1e-6;
     if (seconds > 0) {
       f.achievedBandwidthGBs = double(f.bytesMoved) / seconds / 1e9;
+      if (f.flops > 0)
+        f.achievedTflops = double(f.flops) / seconds / 1e12;
+      // Uncapped: above 1 is what an impossible timing looks like.
       if (profile.copyBandwidthGBs > 0)
         f.bandwidthUtilization =
-            std::min(1.0, *f.achievedBandwidthGBs / profile.copyBandwidthGBs);
+            *f.achievedBandwidthGBs / profile.copyBandwidthGBs;
     }
+    judgePlausibility(f, candidate, profile);
     classify(f, candidate, profile);
   } catch (const CudaError &e) {
     // A run that faulted proves nothing about correctness or speed.

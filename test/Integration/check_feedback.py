@@ -4,8 +4,9 @@ integration tests, as numbers, not only exit codes.
 
   check_feedback.py --exit N [--expect INDEX.FIELD OP VALUE]... -- tirx-run ...
 
-FIELD is a top-level key of the feedback of candidate INDEX; OP is one of
-== != <= >= < > ~ (contains). `--ratio A.F B.F OP VALUE` compares a ratio of
+FIELD is a key of the feedback of candidate INDEX (dotted for nested keys,
+`.length` for an array's length); VALUE true, false and null are JSON's;
+OP is one of == != <= >= < > ~ (contains). `--ratio A.F B.F OP VALUE` compares a ratio of
 two fields. Prints a table of the figures it read.
 """
 import json
@@ -23,11 +24,16 @@ def value(feedback, ref):
     index, field = ref.split(".", 1)
     entry = feedback[int(index)]
     for part in field.split("."):
-        entry = entry[part]
+        if part == "length" and isinstance(entry, list):
+            entry = len(entry)
+        else:
+            entry = entry[part]
     return entry
 
 
 def convert(text):
+    if text in ("true", "false", "null"):
+        return json.loads(text)
     for kind in (int, float):
         try:
             return kind(text)

@@ -517,3 +517,390 @@ TEST(RunnerTest, SignaturesMustMatchTheReference) {
   b.params.pop_back();
   EXPECT_NE(compareSignatures(a, b).find("parameters"), std::string::npos);
 }
+
+//===----------------------------------------------------------------------===//
+// Measurements you can trust: tolerances pinned, the new comparisons, the
+// plausibility gate, the feedback's trust fields.
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::vector<uint8_t> encode(ElementType t, const std::vector<double> &v) {
+  std::vector<uint8_t> b(v.size() * elementBytes(t));
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint8_t *p = b.data() + i * elementBytes(t);
+    switch (t) {
+    case ElementType::f32: { float x = float(v[i]); std::memcpy(p, &x, 4); break; }
+    case ElementType::f64: std::memcpy(p, &v[i], 8); break;
+    case ElementType::f16: { uint16_t x = floatToHalf(float(v[i])); std::memcpy(p, &x, 2); break; }
+    case ElementType::bf16: { uint16_t x = floatToBFloat16(float(v[i])); std::memcpy(p, &x, 2); break; }
+    default: ADD_FAILURE() << "floats only";
+    }
+  }
+  return b;
+}
+
+/// Reference values uniform in [-scale, scale), reproducible.
+std::vector<double> values(size_t n, double scale, uint64_t seed = 11) {
+  Rng rng(seed);
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = scale * (2 * rng.uniform() - 1);
+  return v;
+}
+
+struct Precision {
+  ElementType type;
+  const char *math;
+};
+const Precision kPrecisions[] = {{ElementType::f32, "ieee"},
+                                 {ElementType::f32, "tf32"},
+                                 {ElementType::f64, "ieee"},
+                                 {ElementType::f16, "ieee"},
+                                 {ElementType::bf16, "ieee"}};
+
+std::string label(const Precision &p) {
+  return std::string(elementTypeName(p.type)) + "/" + p.math;
+}
+} // namespace
+
+// The tolerances, exactly: docs/feedback.md derives each. A change here must
+// change the docs and the behavioural tests below.
+TEST(ToleranceTest, ValuesArePinned) {
+  auto expect = [](Tolerance t, double rtol, double atol, double rms) {
+    EXPECT_EQ(t.rtol, rtol);
+    EXPECT_EQ(t.atol, atol);
+    EXPECT_EQ(t.rmsRel, rms);
+  };
+  expect(toleranceFor(ElementType::f32), 1e-4, 1e-5, 1e-5);
+  expect(toleranceFor(ElementType::f32, "tf32"), 2e-3, 1e-5, 1e-2);
+  expect(toleranceFor(ElementType::f64), 1e-9, 1e-12, 0);
+  expect(toleranceFor(ElementType::f16), 1e-2, 1e-3, 0);
+  expect(toleranceFor(ElementType::bf16), 2e-2, 1e-2, 0);
+  for (ElementType t : {ElementType::i8, ElementType::i32, ElementType::i64})
+    expect(toleranceFor(t), 0, 0, 0);
+}
+
+// A uniform 0.4% scaling of every output is a wrong kernel (a constant
+// folded wrong, a missing term): f32 and f64 fail it, and tf32 does too
+// (its sums' error is 7e-4 of their RMS, measured).
+TEST(ToleranceTest, UniformScalingByPointFourPercentFails) {
+  auto w = values(4096, 1.0);
+  std::vector<double> g(w);
+  for (double &x : g)
+    x *= 1.004;
+  for (Precision p : {kPrecisions[0], kPrecisions[1], kPrecisions[2]}) {
+    Comparison c = compareBuffers("C", p.type, encode(p.type, g),
+                                  encode(p.type, w),
+                                  toleranceFor(p.type, p.math));
+    EXPECT_FALSE(c.pass) << label(p) << ": rel L2 " << c.relL2Error;
+  }
+}
+
+// For each precision, an output 3x beyond the documented relative limit
+// (docs/feedback.md; written here, not read from toleranceFor): it fails,
+// and a 10x looser tolerance would accept it. So loosening any tolerance
+// 10x in Check.cpp makes this test fail, on behaviour, not on a constant.
+TEST(ToleranceTest, ATenfoldLooserToleranceWouldPassAKnownBadOutput) {
+  const double documented[] = {1e-4, 2e-3, 1e-9, 1e-2, 2e-2};
+  for (size_t k = 0; k < std::size(kPrecisions); ++k) {
+    Precision p = kPrecisions[k];
+    Tolerance tol = toleranceFor(p.type, p.math);
+    auto w = values(4096, 1.0);
+    std::vector<double> g(w);
+    for (double &x : g)
+      x *= 1 + 3 * documented[k];
+    auto got = encode(p.type, g), want = encode(p.type, w);
+    Comparison now = compareBuffers("C", p.type, got, want, tol);
+    EXPECT_FALSE(now.pass) << label(p) << ": rel L2 " << now.relL2Error;
+    Tolerance loose{documented[k] * 10, tol.atol * 10, tol.rmsRel * 10};
+    EXPECT_TRUE(compareBuffers("C", p.type, got, want, loose).pass)
+        << label(p) << ": the known-bad output must be one a 10x looser "
+                       "tolerance accepts, or this test pins nothing";
+  }
+}
+
+// Outputs whose every element lies within the per-element bound but whose
+// relative L2 error exceeds the limit (small values, where atol and the
+// RMS term dominate): only the global relative-L2 check catches them.
+TEST(ToleranceTest, TheGlobalRelativeL2CheckIsWhatCatchesSmallOutputs) {
+  for (Precision p : kPrecisions) {
+    Tolerance tol = toleranceFor(p.type, p.math);
+    // rms(w) well below atol / rtol, so atol alone is many rtol of it.
+    double scale = std::min(1.0, 0.1 * tol.atol / tol.rtol);
+    auto w = values(4096, scale);
+    auto want = encode(p.type, w);
+    double rms = 0;
+    for (size_t i = 0; i < w.size(); ++i)
+      rms += elementAt(want, p.type, i) * elementAt(want, p.type, i);
+    rms = std::sqrt(rms / double(w.size()));
+    std::vector<double> g(w.size());
+    for (size_t i = 0; i < w.size(); ++i)
+      g[i] = elementAt(want, p.type, i) + 0.8 * (tol.atol + tol.rmsRel * rms);
+    auto got = encode(p.type, g);
+    // Every element on its own is within the bound...
+    for (size_t i = 0; i < w.size(); ++i) {
+      double gi = elementAt(got, p.type, i), wi = elementAt(want, p.type, i);
+      ASSERT_LE(std::fabs(gi - wi),
+                tol.atol + tol.rtol * std::fabs(wi) + tol.rmsRel * rms)
+          << label(p) << " element " << i;
+    }
+    // ...and the buffer still fails, on its relative L2 error.
+    Comparison c = compareBuffers("C", p.type, got, want, tol);
+    EXPECT_FALSE(c.pass) << label(p);
+    EXPECT_GT(c.relL2Error, tol.rtol) << label(p);
+    EXPECT_NE(c.detail.find("relative L2 error"), std::string::npos)
+        << label(p) << ": " << c.detail;
+  }
+}
+
+// Honest arithmetic still passes: tf32-like errors of 7e-4 of the RMS
+// (random signs) and f32 rounding of 1 ulp.
+TEST(ToleranceTest, HonestRoundingPasses) {
+  auto w = values(4096, 1.0);
+  Rng rng(5);
+  std::vector<double> g(w.size());
+  double rms = 1 / std::sqrt(3.0);
+  for (size_t i = 0; i < w.size(); ++i)
+    g[i] = w[i] + 7e-4 * rms * (rng.uniform() < 0.5 ? -1 : 1);
+  EXPECT_TRUE(compareBuffers("C", ElementType::f32, encode(ElementType::f32, g),
+                             encode(ElementType::f32, w),
+                             toleranceFor(ElementType::f32, "tf32"))
+                  .pass);
+  for (size_t i = 0; i < w.size(); ++i)
+    g[i] = double(std::nextafter(float(w[i]), 2.0f));
+  EXPECT_TRUE(compareBuffers("C", ElementType::f32, encode(ElementType::f32, g),
+                             encode(ElementType::f32, w))
+                  .pass);
+}
+
+TEST(TrustTest, InputsMustComeBackUnchanged) {
+  std::vector<uint8_t> x(256 * 4);
+  fillRandom(x, ElementType::f32, 3);
+  EXPECT_TRUE(compareUnchanged("x", ElementType::f32, x, x).pass);
+  std::vector<uint8_t> now = x;
+  float v = 7;
+  std::memcpy(now.data() + 4 * 5, &v, 4);
+  Comparison c = compareUnchanged("x", ElementType::f32, now, x);
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.firstBad, 5);
+  EXPECT_NE(c.detail.find("x[5]: an input changed by the kernel"),
+            std::string::npos)
+      << c.detail;
+  EXPECT_NE(c.detail.find("now 7"), std::string::npos) << c.detail;
+  // Bit for bit: even a change within any tolerance, or -0 for 0, fails.
+  now = x;
+  now[4 * 9] ^= 1;
+  EXPECT_FALSE(compareUnchanged("x", ElementType::f32, now, x).pass);
+  std::vector<uint8_t> zero(4, 0), negZero(4, 0);
+  negZero[3] = 0x80;
+  EXPECT_FALSE(compareUnchanged("z", ElementType::f32, negZero, zero).pass);
+  EXPECT_FALSE(compareUnchanged("x", ElementType::f32,
+                                std::vector<uint8_t>(8), x)
+                   .pass);
+}
+
+TEST(TrustTest, RelaunchesAreComparedBitwiseThenWithinTolerance) {
+  auto w = values(1024, 1.0);
+  auto first = encode(ElementType::f32, w);
+  RelaunchCheck same =
+      compareRelaunch("y", ElementType::f32, first, first, first,
+                      toleranceFor(ElementType::f32));
+  EXPECT_TRUE(same.bitEqual);
+  EXPECT_TRUE(same.comparison.pass);
+  // A reordered sum (1 ulp): not bit-equal, still correct.
+  std::vector<double> g(w);
+  g[3] = double(std::nextafter(float(w[3]), 2.0f));
+  RelaunchCheck jitter =
+      compareRelaunch("y", ElementType::f32, encode(ElementType::f32, g),
+                      first, first, toleranceFor(ElementType::f32));
+  EXPECT_FALSE(jitter.bitEqual);
+  EXPECT_TRUE(jitter.comparison.pass);
+  // A launch that skipped its work (the outputs still poison, or the
+  // inout buffer as uploaded) fails against the reference.
+  std::vector<uint8_t> poison(first.size());
+  fillPoison(poison, ElementType::f32);
+  RelaunchCheck skipped =
+      compareRelaunch("y", ElementType::f32, poison, first, first,
+                      toleranceFor(ElementType::f32));
+  EXPECT_FALSE(skipped.bitEqual);
+  EXPECT_FALSE(skipped.comparison.pass);
+  EXPECT_NE(skipped.comparison.detail.find("unwritten"), std::string::npos);
+}
+
+TEST(TrustTest, TheGhostCheckSeesWhetherTheKernelMatters) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kGood, m, error)) << error;
+  m.params[2].type = ElementType::f32; // y: f32 inout
+  m.params[2].bytes = 1024 * 4;
+  auto host = makeInputs(m, 9);
+  EXPECT_TRUE(host[0].empty()); // the scalar
+  // saxpy with a = 2: the inout y changes, so a skipped launch fails.
+  std::vector<std::vector<uint8_t>> want = host;
+  for (size_t i = 0; i < 1024; ++i) {
+    float x, y;
+    std::memcpy(&x, host[1].data() + 4 * i, 4);
+    std::memcpy(&y, host[2].data() + 4 * i, 4);
+    y = 2 * x + y;
+    std::memcpy(want[2].data() + 4 * i, &y, 4);
+  }
+  EXPECT_FALSE(checkIsBlind(m, host, want));
+  // With a = 0 the reference leaves y as it came: the check is blind.
+  EXPECT_TRUE(checkIsBlind(m, host, host));
+  // An `out` buffer starts as poison: a check of one is never blind.
+  m.params[2].role = Role::out;
+  auto outs = makeInputs(m, 9);
+  EXPECT_FALSE(checkIsBlind(m, outs, want));
+}
+
+TEST(TrustTest, CheckedTimedLaunchesIncludeTheLastAndVary) {
+  Rng rng(1);
+  for (int64_t n : {1, 2, 3, 4, 10, 2000}) {
+    auto picked = chooseCheckedSamples(n, 3, rng);
+    ASSERT_FALSE(picked.empty());
+    EXPECT_EQ(picked.back(), n - 1) << n;
+    EXPECT_EQ(int64_t(picked.size()), std::min<int64_t>(n, 4)) << n;
+    EXPECT_TRUE(std::is_sorted(picked.begin(), picked.end()));
+    EXPECT_GE(picked.front(), 0);
+  }
+  EXPECT_TRUE(chooseCheckedSamples(0, 3, rng).empty());
+  // Different draws check different launches: a kernel cannot guess them.
+  Rng a(1), b(2);
+  EXPECT_NE(chooseCheckedSamples(2000, 3, a), chooseCheckedSamples(2000, 3, b));
+}
+
+TEST(TrustTest, FreshSeedsDifferAndStayExactInJson) {
+  uint64_t a = freshSeed(), b = freshSeed();
+  EXPECT_NE(a, b);
+  EXPECT_LT(a, uint64_t(1) << 53);
+  EXPECT_LT(b, uint64_t(1) << 53);
+}
+
+TEST(TrustTest, DevicePoisonWordsArePoison) {
+  for (ElementType t : {ElementType::f32, ElementType::f64, ElementType::f16,
+                        ElementType::bf16, ElementType::i8, ElementType::i32,
+                        ElementType::i64}) {
+    std::vector<uint8_t> bytes(64);
+    uint32_t word = poisonWord(t);
+    for (size_t i = 0; i < bytes.size(); i += 4)
+      std::memcpy(bytes.data() + i, &word, 4);
+    for (size_t i = 0; i < bytes.size() / elementBytes(t); ++i)
+      EXPECT_TRUE(isPoison(bytes, t, i)) << elementTypeName(t) << " " << i;
+  }
+}
+
+namespace {
+struct PlausibilityTest : ::testing::Test {
+  PlausibilityTest() {
+    device.smCount = 132;
+    device.copyBandwidthGBs = 4250;
+    device.peakFp32Tflops = 66.9;
+    device.peakTf32Tflops = 535;
+    std::string error;
+    EXPECT_TRUE(parseManifest(kGood, manifest, error)) << error;
+    f.launchStatus = "ok";
+    f.bytesMoved = 805306368; // saxpy 2^26: x read, y read and written
+    TimingStats t;
+    t.count = 100;
+    f.duration = t;
+  }
+  void at(double us) {
+    f.duration->median = us;
+    judgePlausibility(f, manifest, device);
+  }
+  Manifest manifest;
+  Feedback f;
+  DeviceProfile device;
+};
+} // namespace
+
+TEST_F(PlausibilityTest, FasterThanTheCopyBandwidthIsImplausible) {
+  at(189); // 4261 GB/s: at the copy rate, as saxpy 4-wide measures
+  ASSERT_TRUE(f.plausible.has_value());
+  EXPECT_TRUE(*f.plausible);
+  at(175); // 4602 GB/s: 1.08x, within the measured noise and HBM's peak
+  EXPECT_TRUE(*f.plausible);
+  at(161.3); // 4994 GB/s: the early-returning saxpy the review found
+  EXPECT_FALSE(*f.plausible);
+  EXPECT_NE(f.implausibleReason.find("copy bandwidth"), std::string::npos)
+      << f.implausibleReason;
+  EXPECT_NE(f.implausibleReason.find("1.17x"), std::string::npos)
+      << f.implausibleReason;
+  // Never ranked: the classifier names no bottleneck for it.
+  f.bandwidthUtilization = 1.17;
+  classify(f, manifest, device);
+  EXPECT_EQ(f.bottleneck, "unknown");
+  EXPECT_NE(f.bottleneckReason.find("implausible"), std::string::npos);
+}
+
+TEST_F(PlausibilityTest, BeyondTheComputePeakIsImplausible) {
+  manifest.params[2].type = ElementType::f32; // all f32: the FP32 units
+  f.bytesMoved = 3 * 4096 * 4096 * 4;
+  f.flops = 2ull * 4096 * 4096 * 4096; // 137 GFLOP
+  at(5000); // 27 TFLOP/s on the FP32 units: fine
+  EXPECT_TRUE(*f.plausible);
+  at(1000); // 137 TFLOP/s from an ieee bundle: twice the FP32 peak
+  EXPECT_FALSE(*f.plausible);
+  EXPECT_NE(f.implausibleReason.find("TFLOP/s"), std::string::npos);
+  manifest.math = "tf32"; // on tensor cores that is fine
+  at(1000);
+  EXPECT_TRUE(*f.plausible);
+  at(200); // 687 TFLOP/s: beyond the tf32 peak too
+  EXPECT_FALSE(*f.plausible);
+  // bf16 buffers may use the 16-bit tensor-core rates: 687 is fine there.
+  manifest.params[2].type = ElementType::bf16;
+  at(200);
+  EXPECT_TRUE(*f.plausible);
+}
+
+TEST_F(PlausibilityTest, NoTimingNoVerdict) {
+  f.duration.reset();
+  judgePlausibility(f, manifest, device);
+  EXPECT_FALSE(f.plausible.has_value());
+  f.launchStatus = "timeout";
+  judgePlausibility(f, manifest, device);
+  EXPECT_FALSE(f.plausible.has_value());
+}
+
+TEST(FeedbackTest, TrustFieldsRoundTripAndUtilizationIsUncapped) {
+  Feedback f;
+  f.payload = "saxpy";
+  f.launchStatus = "ok";
+  f.correctness = "pass";
+  f.seed = (uint64_t(1) << 53) - 3;
+  f.checkedLaunches = {1, 2, 3, 17, 404, 2004};
+  f.launchCount = 2004;
+  f.stateful = false;
+  f.bitwiseReproducible = true;
+  f.inputsUnchanged = true;
+  f.ghostCheck = "caught";
+  f.plausible = false;
+  f.implausibleReason = "too fast";
+  f.bandwidthUtilization = 1.17;
+  f.copyBandwidthGBs = 4250;
+  std::string text = serializeFeedback(f);
+  EXPECT_NE(text.find("\"schema_version\": 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"bandwidth_utilization\": 1.17"), std::string::npos);
+  Feedback g;
+  std::string error;
+  ASSERT_TRUE(parseFeedback(text, g, error)) << error;
+  EXPECT_EQ(g.schemaVersion, 2);
+  EXPECT_EQ(*g.seed, f.seed);
+  EXPECT_EQ(g.checkedLaunches, f.checkedLaunches);
+  EXPECT_EQ(g.launchCount, 2004);
+  EXPECT_FALSE(*g.stateful);
+  EXPECT_TRUE(*g.bitwiseReproducible);
+  EXPECT_TRUE(*g.inputsUnchanged);
+  EXPECT_EQ(g.ghostCheck, "caught");
+  EXPECT_FALSE(*g.plausible);
+  EXPECT_EQ(g.implausibleReason, "too fast");
+  EXPECT_EQ(*g.bandwidthUtilization, 1.17);
+  EXPECT_EQ(serializeFeedback(g), text);
+  // A schema-1 file (no version, no trust fields) still reads.
+  ASSERT_TRUE(parseFeedback(R"({"payload": "saxpy", "launch_status": "ok"})",
+                            g, error))
+      << error;
+  EXPECT_EQ(g.schemaVersion, 1);
+  EXPECT_FALSE(g.plausible.has_value());
+  EXPECT_EQ(g.ghostCheck, "not_run");
+}

@@ -66,7 +66,7 @@ Session makeSession(const ScratchDir &dir) {
 }
 
 TEST(Refusal, EveryCodeHasOneName) {
-  for (unsigned i = 0; i <= unsigned(RefusalCode::correctness_fail); ++i) {
+  for (unsigned i = 0; i <= unsigned(RefusalCode::check_blind); ++i) {
     auto code = RefusalCode(i);
     EXPECT_EQ(codeNamed(codeName(code)), code) << codeName(code).str();
   }

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tirx/Runtime/Check.h"
 #include "tirx/Runtime/Feedback.h"
 #include "tirx/Runtime/Files.h"
 #include "tirx/Runtime/Manifest.h"
@@ -44,7 +45,8 @@ const char *kUsage =
     "usage: tirx-run [options] BUNDLE_DIR...\n"
     "  --reference DIR     bundle of the reference (the seed version); enables\n"
     "                      the correctness check\n"
-    "  --seed N            seed of the first input set (default 1)\n"
+    "  --seed N            seed of the first input set (default: fresh from\n"
+    "                      /dev/urandom on every run; recorded in the feedback)\n"
     "  --inputs N          input sets compared with the reference (default 3)\n"
     "  --samples N         timed samples (default: about 1 s, at least 10)\n"
     "  --timeout SECONDS   longest a kernel may run before it is killed (default 10)\n"
@@ -53,7 +55,8 @@ const char *kUsage =
     "  --ir-version ID     snapshot id to put in the feedback\n"
     "  -o FILE             write the feedback JSON there (default: stdout)\n"
     "  --version           print the TIRx version and exit\n"
-    "exit status: 0 all ran and passed, 1 a candidate failed or timed out,\n"
+    "exit status: 0 all ran and passed, 1 a candidate failed, timed out, was\n"
+    "             implausibly fast or its check was blind,\n"
     "             2 bad input, 3 no CUDA driver or device\n";
 
 struct Options {
@@ -64,6 +67,7 @@ struct Options {
   std::string profileDir;
   std::string irVersion;
   std::string output;
+  bool seedGiven = false;
 };
 
 [[noreturn]] void badInput(const std::string &message) {
@@ -105,6 +109,7 @@ Options parseArgs(int argc, char **argv) {
       o.reference = value();
     } else if (a == "--seed") {
       o.run.seed = uint64_t(parseInt(a, value(), 0, INT64_MAX));
+      o.seedGiven = true;
     } else if (a == "--inputs") {
       o.run.inputSets = int(parseInt(a, value(), 1, 100));
     } else if (a == "--samples") {
@@ -127,6 +132,10 @@ Options parseArgs(int argc, char **argv) {
   }
   if (o.bundles.empty())
     badInput(std::string("no bundle given\n") + kUsage);
+  // Fresh inputs on every run, so that no candidate is tuned to one input
+  // set; the feedback records the seed to replay a check with --seed.
+  if (!o.seedGiven)
+    o.run.seed = freshSeed();
   return o;
 }
 
@@ -267,6 +276,7 @@ int main(int argc, char **argv) {
     f.irVersion = o.irVersion.empty() ? manifests[i].irVersion : o.irVersion;
     f.bytesMoved = manifests[i].minimumBytesMoved();
     f.flops = manifests[i].totalFlops();
+    f.seed = o.run.seed; // also where nothing ran: the replay needs it
     if (!haveDevice) {
       f.launchStatus = "no_device";
       f.error = "no CUDA device answered (see the message above)";
@@ -306,16 +316,33 @@ int main(int argc, char **argv) {
       }
       std::remove(resultFile.c_str());
     }
-    if (f.launchStatus != "ok" || f.correctness == "fail")
+    // A timing the device cannot make, or a check that cannot see the
+    // kernel, fails the run as much as a wrong result: neither may rank.
+    bool implausible = f.plausible && !*f.plausible;
+    bool blind = f.ghostCheck == "blind";
+    if (f.launchStatus != "ok" || f.correctness == "fail" || implausible ||
+        blind)
       anyFailed = true;
     std::cerr << "tirx-run: " << o.bundles[i] << ": launch " << f.launchStatus
               << ", correctness " << f.correctness;
+    if (f.seed && f.launchCount > 0)
+      std::cerr << " (seed " << *f.seed << ", " << f.checkedLaunches.size()
+                << " of " << f.launchCount << " launches checked)";
+    if (implausible)
+      std::cerr << ", IMPLAUSIBLE: " << f.implausibleReason;
+    if (blind)
+      std::cerr << ", CHECK BLIND: the outputs pass with no kernel launched "
+                   "(the reference leaves them as the inputs are)";
     if (f.duration)
       std::cerr << ", median " << f.duration->median << " us over "
                 << f.duration->count << " samples";
     if (f.bandwidthUtilization)
       std::cerr << ", " << int(*f.bandwidthUtilization * 100 + 0.5)
                 << "% of copy bandwidth";
+    if (f.inputsUnchanged && !*f.inputsUnchanged)
+      std::cerr << ", an input buffer was overwritten";
+    if (f.stateful && *f.stateful)
+      std::cerr << ", outputs change across launches (stateful)";
     if (!f.correctnessDetail.empty() && f.correctness == "fail")
       std::cerr << "; first mismatch " << f.correctnessDetail;
     if (!f.error.empty())

@@ -46,6 +46,15 @@ void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed);
 /// integers, so that elements a kernel does not write are caught.
 void fillPoison(std::vector<uint8_t> &bytes, ElementType type);
 
+/// The poison pattern of `type` as one 32-bit word, for a device-side
+/// memset (cuMemsetD32) of a buffer whose size is a multiple of 4: every
+/// element it makes satisfies isPoison (f64: 0x7FF87FF8 twice, a NaN).
+uint32_t poisonWord(ElementType type);
+
+/// A fresh seed for one runner process: /dev/urandom mixed with the clock,
+/// below 2^53 so that JSON readers keep it exact.
+uint64_t freshSeed();
+
 /// Element `i` of a buffer as a double.
 double elementAt(const std::vector<uint8_t> &bytes, ElementType type,
                  size_t i);
@@ -85,6 +94,44 @@ Comparison compareBuffers(const std::string &name, ElementType type,
                           const std::vector<uint8_t> &got,
                           const std::vector<uint8_t> &want,
                           const Tolerance &tol);
+
+/// Checks that a buffer is bit for bit what was uploaded (an `in` buffer the
+/// kernel must not write): fails naming the first changed element,
+/// "x[5]: changed by the kernel: uploaded 0.25, now 7".
+Comparison compareUnchanged(const std::string &name, ElementType type,
+                            const std::vector<uint8_t> &now,
+                            const std::vector<uint8_t> &uploaded);
+
+/// Host images of every buffer of `m` for one input set: `in` and `inout`
+/// buffers random (buffer i from seed * 1000003 + i), `out` buffers
+/// poisoned; scalars empty.
+std::vector<std::vector<uint8_t>> makeInputs(const Manifest &m, uint64_t seed);
+
+/// The ghost check: would the outputs pass against the reference's `want`
+/// if no kernel ran at all (`out` buffers still poison, `inout` buffers as
+/// uploaded: exactly `inputs`)? Then the check cannot see the kernel.
+bool checkIsBlind(const Manifest &m,
+                  const std::vector<std::vector<uint8_t>> &inputs,
+                  const std::vector<std::vector<uint8_t>> &want);
+
+/// A later launch on the same inputs (`now`) against the first one
+/// (`first`): bit-equal passes at once (`bitEqual`); otherwise the
+/// tolerance decides against `want` (the reference's outputs, or `first`
+/// without a reference).
+struct RelaunchCheck {
+  bool bitEqual = true;
+  Comparison comparison;
+};
+RelaunchCheck compareRelaunch(const std::string &name, ElementType type,
+                              const std::vector<uint8_t> &now,
+                              const std::vector<uint8_t> &first,
+                              const std::vector<uint8_t> &want,
+                              const Tolerance &tol);
+
+/// Which of `samples` timed launches to check against the reference: `k`
+/// distinct indices in [0, samples - 1) drawn from `rng`, and always the
+/// last one (samples - 1); sorted. Fewer when there are fewer samples.
+std::vector<int64_t> chooseCheckedSamples(int64_t samples, int k, Rng &rng);
 
 } // namespace runtime
 } // namespace tirx

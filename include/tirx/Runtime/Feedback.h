@@ -46,7 +46,13 @@ struct BufferCheck {
   bool pass = true;
 };
 
+/// The feedback schema's version: 2 added the trust fields (seed, checked
+/// launches, stateful, inputs_unchanged, ghost_check, plausible) and made
+/// bandwidth_utilization uncapped (docs/feedback.md).
+constexpr int kFeedbackSchemaVersion = 2;
+
 struct Feedback {
+  int schemaVersion = kFeedbackSchemaVersion;
   std::string irVersion;
   std::string payload;
   std::string compileStatus = "ok";    // not_run | ok | error
@@ -73,12 +79,37 @@ struct Feedback {
   std::optional<double> relL2Error;
   std::string correctnessDetail;
   std::vector<BufferCheck> buffers;
+  // Trust (schema 2).
+  std::optional<uint64_t> seed;          // of input set 0; set s used seed + s
+  std::vector<int64_t> checkedLaunches;  // launch ordinals (1-based) compared
+  int64_t launchCount = 0;               // launches of the candidate in all
+  std::optional<bool> stateful;          // a later launch on the same inputs
+                                         // gave other outputs (beyond tolerance)
+  std::optional<bool> bitwiseReproducible; // every checked relaunch bit-equal
+  std::optional<bool> inputsUnchanged;   // `in` buffers read back after runs
+  std::string ghostCheck = "not_run";    // not_run | caught | blind
+  std::optional<bool> plausible;         // null: not timed
+  std::string implausibleReason;
+  std::optional<double> copyBandwidthGBs; // the device figure the gate used
+  std::optional<double> achievedTflops;
   // Classifier.
   std::string bottleneck = "unknown";
   std::string bottleneckLocation; // IR path
   std::string bottleneckLoc;      // MLIR location "file:line:col"
   std::string bottleneckReason;   // one sentence for a prompt
 };
+
+/// How far beyond the device's measured copy bandwidth or compute peak a
+/// timing may lie before it is called implausible (measured noise of the
+/// copy rate is about 1%; HBM3e's nominal peak is 1.13x the copy rate).
+constexpr double kPlausibilityMargin = 1.10;
+
+/// Sets `plausible` (and `implausible_reason`): false when the median is
+/// shorter than the manifest's minimum bytes at the measured copy bandwidth
+/// or its counted flops at the compute peak allow, beyond
+/// kPlausibilityMargin. Leaves it unset when there is no timing.
+void judgePlausibility(Feedback &feedback, const Manifest &manifest,
+                       const DeviceProfile &device);
 
 /// Names the factor that limits the candidate from its measurements, the
 /// manifest's counted bytes/flops and accesses, and the device profile.

@@ -23,7 +23,8 @@ namespace runtime {
 
 struct RunOptions {
   int device = 0;
-  uint64_t seed = 1;
+  uint64_t seed = 1;         // of input set 0 (tirx-run draws a fresh one)
+  int checkedTimedLaunches = 3; // random timed launches compared, besides the last
   int inputSets = 3;        // correctness checks, each with fresh inputs
   int64_t samples = 0;      // 0: chosen from `budgetSeconds`
   int64_t minSamples = 10;
@@ -46,8 +47,9 @@ enum ExitCode {
 /// Why a GPU is not usable, or "" when it is (loads the driver).
 std::string probeDevice(int device);
 
-/// Reads the device profile from `cachePath`, or measures it (copy
-/// bandwidth included) and writes it there. Returns "" or an error.
+/// Measures the device profile (attributes, and the device-to-device copy
+/// bandwidth, afresh in every call: the plausibility gate rests on it) and
+/// writes it to `cacheDir` for other readers. Returns "" or an error.
 std::string loadOrMeasureProfile(int device, const std::string &cacheDir,
                                  DeviceProfile &profile);
 

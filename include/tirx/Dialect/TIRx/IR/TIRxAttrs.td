@@ -62,7 +62,7 @@ def TIRx_FeedbackAttr : TIRx_Attr<"Feedback", "feedback"> {
     | `duration_us` | median kernel time over `sample_count` runs, µs |
     | `duration_min_us`, `duration_max_us` | extremes of the samples, µs |
     | `sample_count` | number of timed runs (at least 1) |
-    | `bandwidth_utilization` | achieved bytes/s over measured copy bandwidth, in [0, 1] |
+    | `bandwidth_utilization` | achieved bytes/s over measured copy bandwidth, not capped: above 1.1 the runner flags the timing implausible |
     | `achieved_occupancy`, `theoretical_occupancy` | active warps over the maximum, in [0, 1] |
     | `registers_per_thread`, `shared_mem_bytes`, `spill_bytes` | resources of the kernel |
     | `bottleneck` | the limiting factor named by the classifier |
