@@ -18,7 +18,7 @@
 // CHECK-LABEL: func.func @saxpy
 // CHECK-SAME: tirx.feedback = #tirx.feedback<ir_version = "v2"
 
-// RATIO: error: tirx-attach-feedback: {{.*}}feedback-bad-ratio.json is inconsistent: 'bandwidth_utilization' is a ratio and must lie in [0, 1], got 1.5
+// RATIO: error: tirx-attach-feedback: {{.*}}feedback-bad-ratio.json is inconsistent: 'achieved_occupancy' is a ratio and must lie in [0, 1], got 1.5
 // STATUS: error: tirx-attach-feedback: {{.*}}: unknown status (compile_status 'ok', launch_status 'crashed'
 // OTHER: error: tirx-attach-feedback: {{.*}}feedback-other.json is about @gemm, which this module does not define
 // JSON: error: tirx-attach-feedback: {{.*}}feedback-truncated.json: feedback: [json.exception.parse_error
