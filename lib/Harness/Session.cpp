@@ -65,6 +65,30 @@ Expected<std::string> canonicalize(MLIRContext &ctx, const std::string &text,
   return canonicalText(*module);
 }
 
+/// Every access a kernel of `module` makes must be proven in bounds.
+llvm::Error checkBounds(MLIRContext &ctx, ModuleOp module) {
+  PassManager bounds(&ctx);
+  bounds.addPass(createTIRxCheckBounds());
+  if (failed(bounds.run(module)))
+    return refuse(RefusalCode::unsafe_bounds,
+                  "the result has an access that cannot be proven in bounds");
+  return llvm::Error::success();
+}
+
+/// A payload committed by hand passes the checks an applied one does.
+Expected<std::string> canonicalizeChecked(MLIRContext &ctx,
+                                          const std::string &text,
+                                          const std::string &name) {
+  OwningOpRef<ModuleOp> module = parseModule(ctx, text, name);
+  if (!module)
+    return refuse(RefusalCode::parse_error, name + " does not parse as MLIR");
+  if (failed(verify(*module)))
+    return refuse(RefusalCode::verify_error, name + " does not verify");
+  if (llvm::Error e = checkBounds(ctx, *module))
+    return std::move(e);
+  return canonicalText(*module);
+}
+
 /// The payload ops an action targets.
 struct ActionTarget {
   std::string op;
@@ -138,12 +162,8 @@ Expected<std::string> applyScriptText(MLIRContext &ctx,
   if (failed(verify(*payload)))
     return refuse(RefusalCode::verify_error,
                   "the transformed payload does not verify");
-  // Every access a kernel of the result makes must be proven in bounds.
-  PassManager bounds(&ctx);
-  bounds.addPass(createTIRxCheckBounds());
-  if (failed(bounds.run(*payload)))
-    return refuse(RefusalCode::unsafe_bounds,
-                  "the result has an access that cannot be proven in bounds");
+  if (llvm::Error e = checkBounds(ctx, *payload))
+    return std::move(e);
   return canonicalText(*payload);
 }
 
@@ -478,7 +498,7 @@ Expected<Result> Session::commit(const std::string &parentId,
           return parent.takeError();
         Expected<std::string> canonical = runIsolated(
             [&](MLIRContext &ctx) {
-              return canonicalize(ctx, payloadText, name);
+              return canonicalizeChecked(ctx, payloadText, name);
             },
             childLimits);
         if (!canonical)
