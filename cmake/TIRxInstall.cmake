@@ -31,6 +31,7 @@ set(TIRX_LIBRARIES
   TIRxTransformOps
   TIRxHarness
   TIRxCAPI
+  TIRxTune
   )
 # The programs and the plugin, exported too (TIRx::tirx-opt, ...): a
 # consumer's tests can run them through $<TARGET_FILE:...>.
