@@ -94,10 +94,14 @@ def error_of(result):
     return "%s: %s" % (e.get("code"), (e.get("message") or "")[:300])
 
 
-def check_payload(r, name, recipe_dir, write_recipes):
-    """Runs every check of one payload; returns {check: (ok, detail)}."""
+def check_payload(r, name, recipe_dir, write_recipes, bundles=None, recipes_only=False):
+    """Runs every check of one payload; returns {check: (ok, detail)}.
+    With `bundles`, the recipe's bundle goes to bundles/suite-<name> and its
+    reference (the seed, bufferized for tensor payloads, mapped plainly) to
+    bundles/suite-<name>-ref."""
     path = os.path.join(HERE, name + ".mlir")
     out = {}
+    reference = path
     ws = os.path.join(r.work, "ws-" + name)
     shutil.rmtree(ws, ignore_errors=True)
     init = r.tirx(ws, "init", path)
@@ -114,6 +118,7 @@ def check_payload(r, name, recipe_dir, write_recipes):
             c = r.tirx(ws, "commit", bufferized, "--parent", "v1", "-m", "bufferized (emulated)")
             if c.get("ok"):
                 starts.append(("emulated ", last_version(c), "bufferize"))
+                reference = bufferized
             else:
                 out["emulated bufferize"] = (False, error_of(c))
         else:
@@ -129,8 +134,24 @@ def check_payload(r, name, recipe_dir, write_recipes):
             if a.get("ok"):
                 e = r.export(ws, last_version(a), name + "-" + start + "-recipe")
                 out[prefix + "recipe"] = (e is None, e or last_version(a))
+                if e is None and bundles:
+                    made = os.path.join(r.work, name + "-" + start + "-recipe")
+                    shutil.rmtree(os.path.join(bundles, "suite-" + name), ignore_errors=True)
+                    shutil.copytree(made, os.path.join(bundles, "suite-" + name))
+                    # A reference written by hand where tirx-map-reference
+                    # cannot map the seed (a leading reduction loop).
+                    hand = os.path.join(HERE, "refs", name + ".mlir")
+                    rc, _, err = r.run(r.opt, hand if os.path.exists(hand) else reference,
+                                       "--tirx-map-reference",
+                                       "--tirx-export-bundle=dir=%s ir-version=%s-ref" % (
+                                           os.path.join(bundles, "suite-" + name + "-ref"), name),
+                                       "-o", "/dev/null")
+                    if rc != 0 or "error:" in err:
+                        out[prefix + "reference"] = (False, err.strip()[:300])
             else:
                 out[prefix + "recipe"] = (False, error_of(a))
+        if recipes_only:
+            continue
         a = r.tirx(ws, "auto", start)
         final = a.get("final_version")
         if a.get("ok"):
@@ -156,6 +177,8 @@ def main():
     ap.add_argument("--strict", action="store_true")
     ap.add_argument("--write-recipes", action="store_true")
     ap.add_argument("--keep", default="")
+    ap.add_argument("--bundles", default="", help="write the recipes' bundles and references here")
+    ap.add_argument("--recipes-only", action="store_true", help="skip tirx auto")
     ap.add_argument("--recipes", default=os.path.join(HERE, "recipes"))
     args = ap.parse_args()
     expected = json.load(open(os.path.join(HERE, "expected.json")))
@@ -164,12 +187,16 @@ def main():
     if missing:
         print("FAIL: no expectation in expected.json for: " + ", ".join(missing))
         return 1
+    if args.bundles:
+        os.makedirs(args.bundles, exist_ok=True)
     work = args.keep or tempfile.mkdtemp(prefix="tirx-suite-")
     os.makedirs(work, exist_ok=True)
     r = Runner(args.bin, work)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = dict(zip(names, pool.map(
-            lambda n: check_payload(r, n, args.recipes, args.write_recipes), names)))
+            lambda n: check_payload(r, n, args.recipes, args.write_recipes,
+                                    os.path.abspath(args.bundles) if args.bundles else None,
+                                    args.recipes_only), names)))
     counts = {"PASS": 0, "XFAIL": 0, "XPASS": 0, "FAIL": 0}
     for name in names:
         waiting = expected[name].get("waiting", [])
