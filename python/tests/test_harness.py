@@ -13,7 +13,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 from tirx import (GreedyPolicy, HarnessAgent, HarnessError, LLMPolicy,  # noqa: E402
-                  MCPClient, Observation, RandomPolicy, TIRxContext, prompt_payload)
+                  MCPClient, Observation, RandomPolicy, TIRxContext, prompt_payload,
+                  choose_parallel_tiling, vector_widths)
 
 SAXPY = os.path.join(ROOT, "examples", "saxpy.mlir")
 
@@ -174,6 +175,39 @@ class AgentTest(unittest.TestCase):
                     v = other.apply(v, action["transform"], action["params"],
                                     target=action.get("target")).new_version
                 self.assertEqual(other.read_ir(v), ctx.read_ir(final))
+
+    def test_auto_reaches_a_mapped_version(self):
+        # The library's automatic schedule: saxpy in 4 steps (the IR of the
+        # recipe saxpy-vec4), a 1000 x 1000 payload with 2-wide vectors.
+        with TIRxContext(workspace_dir=os.path.join(tempfile.mkdtemp(), "ws")) as ctx:
+            v1 = ctx.commit_ir(SAXPY)
+            r = ctx.auto(v1)
+            self.assertTrue(r["ok"], r)
+            self.assertEqual(r["final_version"], "v5")
+            self.assertEqual([s["action"]["transform"] for s in r["steps"]],
+                             ["tile_to_blocks", "tile_to_threads", "vectorize", "map_to_gpu"])
+            self.assertTrue(ctx.view("v5", "thread_binding")["launches"])
+
+    def test_greedy_tiles_several_loops_as_auto_does(self):
+        ctx = TIRxContext(workspace_dir=os.path.join(tempfile.mkdtemp(), "ws-sq"))
+        try:
+            v = ctx.commit_ir(os.path.join(ROOT, "examples", "suite", "square_1000.mlir"))
+            result = HarnessAgent(GreedyPolicy(), ctx).run(v, steps=6)
+            plans = [h["plan"] for h in result["history"] if h["ok"]]
+            self.assertEqual(plans[0]["params"], {"tile_sizes": [8, 40]})
+            self.assertEqual(plans[1]["params"], {"elements_per_thread": [1, 2]})
+            self.assertEqual(plans[-1]["transform"], "map_to_gpu")
+        finally:
+            ctx.close()
+
+    def test_rules_match_the_library(self):
+        # The same choices as test/Unit/AutoTest.cpp.
+        self.assertEqual(vector_widths(2, 8192), [8, 4, 2, 1])
+        self.assertEqual(choose_parallel_tiling([67108864])["block_tile"], [1024])
+        self.assertEqual(choose_parallel_tiling([8192, 8192])["block_tile"], [1, 1024])
+        t = choose_parallel_tiling([1000, 1000])
+        self.assertEqual((t["width"], t["block_tile"]), (2, [8, 40]))
+        self.assertIsNone(choose_parallel_tiling([1000003]))
 
     def test_random_policy_is_seeded_and_survives_refusals(self):
         d = tempfile.mkdtemp()

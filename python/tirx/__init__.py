@@ -7,9 +7,9 @@ from .version import __version__
 from .client import HarnessError, MCPClient, find_tirx, find_tirx_run, find_tool
 from .context import ApplyResult, Rejection, TIRxContext
 from .agent import (GreedyPolicy, HarnessAgent, LLMPolicy, Observation, Plan,
-                    RandomPolicy, prompt_payload)
+                    RandomPolicy, choose_parallel_tiling, prompt_payload, vector_widths)
 
 __all__ = ["__version__", "ApplyResult", "GreedyPolicy", "HarnessAgent", "HarnessError",
            "LLMPolicy", "MCPClient", "Observation", "Plan", "RandomPolicy",
            "Rejection", "TIRxContext", "find_tirx", "find_tirx_run", "find_tool",
-           "prompt_payload"]
+           "choose_parallel_tiling", "prompt_payload", "vector_widths"]

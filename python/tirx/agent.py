@@ -64,12 +64,73 @@ def prompt_payload(obs: Observation, budget: int = 2000) -> str:
     return "\n".join(out)
 
 
+def vector_widths(element_bytes: int, inner: int) -> List[int]:
+    """16 bytes / element size, halved down to 1, each dividing `inner`
+    (the rule of tirx auto, lib/Harness/Auto.cpp)."""
+    out, w = [], max(1, 16 // element_bytes)
+    while w >= 1:
+        if inner % w == 0:
+            out.append(w)
+        w //= 2
+    return out
+
+
+def choose_parallel_tiling(extents: Sequence[int], element_bytes: int = 4,
+                           vectorizable: bool = True) -> Optional[Dict[str, Any]]:
+    """The block tile, elements per thread and threads tirx auto picks for a
+    parallel iteration space (chooseParallelTiling in lib/Harness/Auto.cpp):
+    tiles dividing the extents, threads a multiple of 32 in [32, 1024] near
+    256, the widest vector that fits first; None when no tile divides."""
+    import math
+    if not extents or any((not isinstance(e, int)) or e <= 0 for e in extents):
+        return None
+    tiled = min(len(extents), 3)
+    inner = tiled - 1
+    widths = vector_widths(element_bytes, extents[inner]) \
+        if vectorizable and len(extents) <= 3 else [1]
+    total = 1
+    for e in extents[:tiled]:
+        total *= e
+    for w in widths:
+        best, best_cost = None, 0.0
+        for ti in (d for d in range(1, min(extents[inner], 1024 * w) + 1)
+                   if extents[inner] % d == 0 and d % w == 0):
+            outers = [d for d in range(1, min(extents[inner - 1], 1024) + 1)
+                      if extents[inner - 1] % d == 0] if tiled >= 2 else [1]
+            for to in outers:
+                threads = to * (ti // w)
+                if threads < 32 or threads > 1024 or threads % 32:
+                    continue
+                blocks = total // (to * ti)
+                cost = 4 * abs(math.log2(threads / 256))
+                if ti * element_bytes < 128:
+                    cost += 2
+                if blocks < 264:
+                    cost += math.log2(264 / blocks)
+                cost -= 0.001 * ti
+                if best is None or cost < best_cost:
+                    tile = [1] * tiled
+                    tile[inner] = ti
+                    per = [1] * tiled
+                    per[inner] = w
+                    if tiled >= 2:
+                        tile[inner - 1] = to
+                    best, best_cost = {"block_tile": tile, "per_thread": per,
+                                       "width": w, "threads": threads}, cost
+        if best:
+            return best
+    return None
+
+
 class GreedyPolicy:
     """Reads the views and the bottleneck and takes the next step of the
     classic schedule for an elementwise payload: blocks, threads, 16-byte
     vectors, GPU mapping; for a reduction with its parallel loops first (a
     row sum), a row per block whose threads share the row
-    (reduce_in_block). Rejections steer it (a hint's width or sizes)."""
+    (reduce_in_block). Rejections steer it (a hint's width or sizes). Its
+    tilings of several loops are those of `tirx auto`
+    (choose_parallel_tiling); `TIRxContext.auto` runs the whole automatic
+    schedule of the library (matmuls, split reductions, column sums, ...)."""
 
     def plan(self, obs: Observation, schema: Dict[str, Any]) -> Optional[Plan]:
         tried = {t["plan"] for t in obs.tried}
@@ -105,13 +166,31 @@ class GreedyPolicy:
                 and not any(l["kind"].startswith("linalg") for l in loops):
             return first_untried([Plan("map_to_gpu", {})])
 
+        linalg = [l for l in loops if l["kind"].startswith("linalg")]
         if not launched and not block_loops:
-            extents = [a["extent"] for l in loops if l["kind"].startswith("linalg")
-                       for a in l["axes"]]
+            extents = [a["extent"] for l in linalg for a in l["axes"]]
             extent = next((e for e in extents if isinstance(e, int)), None)
+            if linalg and len(linalg[0]["axes"]) > 1:
+                # Several loops: the tiling tirx auto picks (tiles that
+                # divide, threads a multiple of 32).
+                t = choose_parallel_tiling([a["extent"] for a in linalg[0]["axes"]])
+                return first_untried([Plan("tile_to_blocks", {"tile_sizes": t["block_tile"]})]
+                                     if t else [])
             sizes = [s for s in (1024, 512, 256) if extent and extent % s == 0]
             return first_untried([Plan("tile_to_blocks", {"tile_sizes": [s]}) for s in sizes])
         if not launched and not thread_loops:
+            if linalg and len(linalg[0]["axes"]) > 1:
+                tile = [a["extent"] for a in linalg[0]["axes"]]
+                plans = []
+                for w in vector_widths(4, tile[-1]):
+                    threads = 1
+                    for e in tile:
+                        threads *= e
+                    threads //= w
+                    if 32 <= threads <= 1024 and threads % 32 == 0:
+                        plans.append(Plan("tile_to_threads",
+                                          {"elements_per_thread": [1] * (len(tile) - 1) + [w]}))
+                return first_untried(plans)
             return first_untried([Plan("tile_to_threads", {"elements_per_thread": [e]})
                                   for e in (4, 2, 1, 8)])
         if not launched and not vectorized:

@@ -60,7 +60,8 @@ class MCPClient:
 
     def __init__(self, workspace: str, tirx: Optional[str] = None,
                  actor: Optional[str] = None, session: Optional[str] = None) -> None:
-        cmd = [find_tirx(tirx), "serve", "--workspace", workspace]
+        self.tirx = find_tirx(tirx)
+        cmd = [self.tirx, "serve", "--workspace", workspace]
         if actor:
             cmd += ["--actor", actor]
         if session:

@@ -152,6 +152,23 @@ class TIRxContext:
                     return json.load(f)
             raise
 
+    def auto(self, version_id: str, max_steps: Optional[int] = None) -> Dict[str, Any]:
+        """`tirx auto`: actions chosen by the library's rules from
+        `version_id` until a version mapped to the GPU, each step a version
+        (lib/Harness/Auto.cpp). Returns its JSON: final_version, steps
+        (from, to, action, why, ok, error), and ok; on a stop, ok is False
+        and error the last refusal."""
+        import json
+        import subprocess
+        cmd = [self._client.tirx, "auto", version_id, "--workspace", self.workspace_dir, "--json"]
+        if max_steps:
+            cmd += ["--max-steps", str(int(max_steps))]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            return json.loads(p.stdout)
+        except ValueError:
+            raise HarnessError(None, "tirx auto answered no JSON: " + (p.stdout + p.stderr)[-400:])
+
     def export_session(self, path: str) -> Dict[str, Any]:
         """The session as a dict, also written to `path` (by this process:
         the server never writes where an agent asks)."""

@@ -53,4 +53,10 @@ for recipe in "$bench"/recipes/*.json; do
   [ -f "$bench/$payload" ] && payload=$bench/$payload || payload=$ex/$payload
   from_recipe "bench-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
+# The payload suite (examples/suite): each recipe's bundle (suite-<name>)
+# and its reference (suite-<name>-ref); tensor payloads bufferized by the
+# passes the coming `bufferize` action runs. A payload whose recipe does
+# not reach a bundle yet has none (check_suite.py says why).
+python3 "$src/examples/suite/check_suite.py" --bin "$(dirname "$opt")" --jobs 2 \
+  --recipes-only --bundles "$out" > "$out/suite.txt" || true
 touch "$out/.stamp"

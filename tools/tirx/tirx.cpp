@@ -10,6 +10,7 @@
 
 #include "Serve.h"
 
+#include "tirx/Harness/Auto.h"
 #include "tirx/Harness/Session.h"
 #include "tirx/Version.h"
 #include "tirx/Runtime/Files.h"
@@ -43,6 +44,10 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  the same from an action (tirx schema lists them)
   apply vN --recipe RECIPE.json|NAME
                                  a list of actions, order-checked first, each a child
+  auto vN [--max-steps N]        actions chosen by rules from vN's loops and types
+                                 (bufferize, tiles, vectors, reductions, mma),
+                                 a refusal steering to the next candidate, until a
+                                 version mapped to the GPU; each step a version
   schema                         the JSON Schema of every action
   log                            the version tree
   show vN                        the payload text of vN (digest verified)
@@ -183,6 +188,24 @@ Expected<Result> runOn(Session &s, const Invocation &inv) {
   }
   if (c == "apply")
     return apply(s, inv);
+  if (c == "auto") {
+    if (p.size() != 1)
+      return usage("auto takes one version id");
+    AutoOptions options;
+    if (inv.has("--max-steps")) {
+      Expected<int64_t> n = intOption(inv, "--max-steps");
+      if (!n)
+        return n.takeError();
+      options.maxSteps = unsigned(*n);
+    }
+    bool json = inv.json;
+    return autoSchedule(s, p[0], options, [json](llvm::StringRef line) {
+      if (!json) {
+        llvm::outs() << line << "\n";
+        llvm::outs().flush();
+      }
+    });
+  }
   if (c == "log")
     return s.log();
   if (c == "show")
@@ -331,7 +354,7 @@ int main(int argc, char **argv) {
       "--script",    "--session", "--mlir",    "--actor",  "--reference",
       "--timeout",   "--samples", "--seed",    "--inputs", "--what",
       "--device",    "--action",  "--policy",  "--recipe", "--child-seconds",
-      "--child-memory-mb"};
+      "--child-memory-mb", "--max-steps"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {

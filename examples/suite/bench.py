@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The suite benchmark, on a GPU host, in one run on one GPU:
+  python3 examples/suite/bench.py [BUILD_DIR] [OUT_DIR] [--only a,b]
+
+For every suite payload whose bundle the build made
+(BUILD_DIR/integration-bundles/suite-<name>, from its recipe): tirx-run
+checks it against its reference (suite-<name>-ref) and times it (medians,
+L2 flushed before each sample, CUDA events); then torch eager and
+torch.compile of the equivalent (torch_ref.py) are timed with
+triton.testing.do_bench (medians, L2 flushed, CUDA events), as the
+examples/bench peers are. Prints a table of ratios (peer time / tirx time:
+above 1, tirx is faster) and writes OUT_DIR/suite-bench.json.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import torch_ref  # noqa: E402
+
+
+def tirx_time(build, bundles, name, out):
+    feedback = os.path.join(out, name + ".json")
+    subprocess.run([os.path.join(build, "bin", "tirx-run"),
+                    os.path.join(bundles, "suite-" + name),
+                    "--reference", os.path.join(bundles, "suite-" + name + "-ref"),
+                    "-o", feedback], env=dict(os.environ, XDG_CACHE_HOME=os.path.join(out, "cache")))
+    try:
+        f = json.load(open(feedback))
+    except (OSError, ValueError):
+        return None, "no feedback"
+    if isinstance(f, list):
+        f = f[0]
+    d = f.get("duration_us")
+    return (d / 1e3 if d else None), f.get("correctness")
+
+
+def peer_times(name):
+    import torch
+    import triton
+    fn, spec = torch_ref.table()[name]
+    args = torch_ref.inputs(spec)
+    out = {}
+    for label, f in (("eager", fn), ("compile", None)):
+        try:
+            g = f if f else torch.compile(fn)
+            g(*args)
+            torch.cuda.synchronize()
+            out[label] = triton.testing.do_bench(lambda: g(*args), return_mode="median")
+        except Exception as e:  # a peer that fails is reported, not fatal
+            out[label] = None
+            out[label + "_error"] = str(e)[:200]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build", nargs="?", default="build")
+    ap.add_argument("out", nargs="?", default="")
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    out = args.out or os.path.join(args.build, "bench", "suite")
+    os.makedirs(out, exist_ok=True)
+    bundles = os.path.join(args.build, "integration-bundles")
+    names = sorted(torch_ref.table().keys())
+    if args.only:
+        names = [n for n in names if n in args.only.split(",")]
+    rows = []
+    fmt = "%-18s %10s %10s %10s %9s %9s  %s"
+    print(fmt % ("payload", "tirx ms", "eager ms", "compile ms", "eager/t", "compile/t", "correctness"))
+    for name in names:
+        if not os.path.isdir(os.path.join(bundles, "suite-" + name)):
+            print(fmt % (name, "-", "-", "-", "-", "-", "no bundle yet (examples/suite/README.md)"))
+            rows.append({"payload": name, "bundle": False})
+            continue
+        ours, correctness = tirx_time(args.build, bundles, name, out)
+        peers = peer_times(name)
+        e, c = peers.get("eager"), peers.get("compile")
+        ratio = lambda p: "%.3f" % (p / ours) if p and ours else "-"  # noqa: E731
+        num = lambda v: "%.4f" % v if v else "-"  # noqa: E731
+        print(fmt % (name, num(ours), num(e), num(c), ratio(e), ratio(c), correctness))
+        sys.stdout.flush()
+        rows.append({"payload": name, "bundle": True, "tirx_ms": ours, "correctness": correctness,
+                     "torch_eager_ms": e, "torch_compile_ms": c, **{k: v for k, v in peers.items()
+                                                                   if k.endswith("_error")}})
+    json.dump(rows, open(os.path.join(out, "suite-bench.json"), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

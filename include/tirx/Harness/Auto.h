@@ -1,0 +1,162 @@
+//===- Auto.h - the automatic schedule --------------------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// `tirx auto vN`: from any version, actions only (each step a version of
+// the workspace, audited like any other apply) until a version whose
+// kernels are mapped to the GPU (gpu.launch). The version is inspected
+// after each step (its linalg ops, their loops, element types and stage:
+// not tiled, in a block, in threads); the rules pick the next action and an
+// ordered list of fallbacks; a refusal steers to the next candidate (a
+// smaller vector width, other tile sizes, other warp counts).
+//
+// The rules (pure functions below, unit-tested without MLIR):
+// - tensors are bufferized first (`bufferize`);
+// - a parallel op (elementwise, fill, broadcast, transpose): block tiles
+//   that divide the extents, 16-byte vectors (16 / element size, down to
+//   what divides the inner extent), threads a multiple of 32 near 256;
+// - a reduction with its parallel loops first: a block per output row whose
+//   threads share the row (`reduce_in_block`), or `split_reduction` when
+//   the rows are very long and few; with its reduction loops first (a
+//   column sum): blocks of columns, a thread per column; with many outputs
+//   and short reductions (a convolution): a thread per output;
+// - linalg.matmul (f32): block tiles, K in steps, operands in shared memory,
+//   `use_mma`; other types and batch matmuls: the same on SIMT cores
+//   (`tile_to_threads` 4x4 per thread);
+// - then `map_to_gpu`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_HARNESS_AUTO_H
+#define TIRX_HARNESS_AUTO_H
+
+#include "tirx/Harness/Session.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace tirx {
+
+//===----------------------------------------------------------------------===//
+// The rules, as pure functions
+//===----------------------------------------------------------------------===//
+
+/// Vector widths to try for elements of `elementBytes` along an inner
+/// extent: 16 bytes / element size, halved down to 1, each dividing it.
+std::vector<int64_t> vectorWidths(unsigned elementBytes, int64_t innerExtent);
+
+/// A parallel op's tiling: block tile sizes (outer dims 1, the dim before
+/// the inner one `outerTile`, the inner one `innerTile`), elements per
+/// thread (`width` in the inner dim), threads per block.
+struct ParallelTiling {
+  std::vector<int64_t> blockTile;
+  std::vector<int64_t> perThread;
+  int64_t width = 1;
+  int64_t threads = 0;
+};
+
+/// The tiling of a parallel iteration space `extents` (at most 3 dims are
+/// tiled; more are left whole to each thread): tiles dividing the extents,
+/// threads a multiple of 32 in [32, 1024] (nearest 256), the widest vector
+/// that fits first. None when no tile divides (a prime length: tails).
+std::optional<ParallelTiling> chooseParallelTiling(
+    const std::vector<int64_t> &extents, unsigned elementBytes,
+    bool vectorizable = true);
+
+/// How a reduction is scheduled.
+enum class ReductionKind {
+  InBlock,  // a block per output (row), reduce_in_block
+  Split,    // split_reduction first (very long, few rows)
+  Columns,  // reduction loops first: blocks of outputs, a thread each
+  PerThread // many outputs, short reductions: a thread per output
+};
+/// `outputs`: the product of the parallel extents; `reduction`: of the
+/// reduction extents; `parallelFirst`: the parallel loops lead.
+ReductionKind chooseReduction(int64_t outputs, int64_t reduction,
+                              bool parallelFirst);
+/// Parts for split_reduction of a reduction of `extent` (dividing it, each
+/// part a few thousand long), best first.
+std::vector<int64_t> splitParts(int64_t extent);
+/// Threads of reduce_in_block for rows of `extent`, best first.
+std::vector<int64_t> blockReduceThreads(int64_t extent);
+
+//===----------------------------------------------------------------------===//
+// What auto sees of a version
+//===----------------------------------------------------------------------===//
+
+/// Where an op stands in the schedule.
+enum class Stage { Top, Block, Thread };
+
+/// One linalg op of a version.
+struct OpFacts {
+  std::string name;                  // linalg.generic, linalg.matmul, ...
+  int64_t index = 0;                 // among ops of that name, program order
+  std::vector<int64_t> extents;      // static loop ranges; -1 dynamic
+  std::vector<bool> reduction;       // per loop
+  unsigned elementBytes = 4;         // the widest operand element
+  std::string elementType;           // of the output
+  Stage stage = Stage::Top;
+  bool inLoop = false;     // an scf.for between it and its block loop
+  bool promoted = false;   // an input in shared memory
+  bool contiguous = true;  // every operand's innermost index is the last loop
+  bool tensor = false;     // works on tensors
+};
+
+struct PayloadFacts {
+  bool tensors = false;   // some op or argument is a tensor
+  bool launched = false;  // a gpu.launch exists
+  std::vector<OpFacts> ops;
+
+  static std::optional<PayloadFacts> fromJSON(const llvm::json::Value &v);
+  llvm::json::Object toJSON() const;
+};
+
+/// The next step: candidates in order (the first not refused is taken).
+/// `optional`: when every candidate is refused, skip the step (a vector
+/// width the access does not allow) rather than stop.
+struct Step {
+  std::string why;
+  std::vector<llvm::json::Object> candidates;
+  bool optional = false;
+  std::string key; // identifies an optional step, to skip it later
+};
+
+/// The next steps for `facts`, most urgent first; empty when the version is
+/// mapped and nothing is left. `skipped` holds keys of optional steps every
+/// candidate of which was refused.
+std::vector<Step> nextSteps(const PayloadFacts &facts,
+                            const std::vector<std::string> &skipped);
+
+//===----------------------------------------------------------------------===//
+// The driver
+//===----------------------------------------------------------------------===//
+
+struct AutoOptions {
+  unsigned maxSteps = 48;
+};
+
+/// Applies actions from `version` until a mapped version; its Result names
+/// the final version and lists the steps (`steps`: version, action, outcome)
+/// in `data`. A version that cannot be mapped is refused with the last
+/// refusal, the versions made so far in its details. `progress` gets a
+/// line per step.
+llvm::Expected<Result>
+autoSchedule(Session &session, const std::string &version,
+             const AutoOptions &options = {},
+             llvm::function_ref<void(llvm::StringRef)> progress = {});
+
+/// The facts of a payload (text), computed in a child process.
+llvm::Expected<PayloadFacts> inspectPayload(const std::string &payloadText,
+                                            const std::string &name,
+                                            const ChildLimits &limits);
+
+} // namespace tirx
+} // namespace mlir
+
+#endif // TIRX_HARNESS_AUTO_H

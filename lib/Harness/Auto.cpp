@@ -1,0 +1,789 @@
+//===- Auto.cpp - the automatic schedule ------------------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The rules are pure functions of the facts of a version (Auto.h); the
+// facts are computed in a child process (the payload is parsed there, like
+// every MLIR work of the harness); every step is a Session::applyAction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Harness/Auto.h"
+#include "Isolation.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tirx;
+namespace json = llvm::json;
+using llvm::Expected;
+
+//===----------------------------------------------------------------------===//
+// Rules
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::vector<int64_t> divisors(int64_t n, int64_t atMost) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= std::min(n, atMost); ++d)
+    if (n % d == 0)
+      out.push_back(d);
+  return out;
+}
+
+int64_t product(const std::vector<int64_t> &v) {
+  int64_t p = 1;
+  for (int64_t x : v)
+    p *= x;
+  return p;
+}
+
+bool validThreads(int64_t threads) {
+  return threads >= 32 && threads <= 1024 && threads % 32 == 0;
+}
+} // namespace
+
+std::vector<int64_t> mlir::tirx::vectorWidths(unsigned elementBytes,
+                                              int64_t innerExtent) {
+  std::vector<int64_t> out;
+  if (elementBytes == 0 || innerExtent <= 0)
+    return {1};
+  for (int64_t w = std::max<int64_t>(1, 16 / elementBytes); w >= 1; w /= 2)
+    if (innerExtent % w == 0)
+      out.push_back(w);
+  return out;
+}
+
+std::optional<ParallelTiling>
+mlir::tirx::chooseParallelTiling(const std::vector<int64_t> &extents,
+                                 unsigned elementBytes, bool vectorizable) {
+  if (extents.empty())
+    return std::nullopt;
+  for (int64_t e : extents)
+    if (e <= 0)
+      return std::nullopt;
+  size_t tiled = std::min<size_t>(extents.size(), 3);
+  size_t inner = tiled - 1;
+  bool hasOuter = tiled >= 2;
+  // Only the last loop is contiguous in memory: a width applies when it is
+  // among the tiled ones.
+  std::vector<int64_t> widths =
+      vectorizable && extents.size() <= 3
+          ? vectorWidths(elementBytes, extents[inner])
+          : std::vector<int64_t>{1};
+  int64_t total = product(std::vector<int64_t>(extents.begin(),
+                                               extents.begin() + tiled));
+  for (int64_t w : widths) {
+    std::optional<ParallelTiling> best;
+    double bestCost = 0;
+    for (int64_t ti : divisors(extents[inner], 1024 * w)) {
+      if (ti % w)
+        continue;
+      std::vector<int64_t> outers =
+          hasOuter ? divisors(extents[inner - 1], 1024)
+                   : std::vector<int64_t>{1};
+      for (int64_t to : outers) {
+        int64_t threads = to * (ti / w);
+        if (!validThreads(threads))
+          continue;
+        int64_t blocks = total / (to * ti);
+        double cost = 4 * std::fabs(std::log2(double(threads) / 256));
+        if (ti * int64_t(elementBytes) < 128)
+          cost += 2; // a block row shorter than a cache line
+        if (blocks < 264)
+          cost += std::log2(264.0 / double(blocks)); // under 2 blocks per SM
+        cost -= 0.001 * double(ti);
+        if (!best || cost < bestCost) {
+          ParallelTiling t;
+          t.blockTile.assign(tiled, 1);
+          t.blockTile[inner] = ti;
+          if (hasOuter)
+            t.blockTile[inner - 1] = to;
+          t.perThread.assign(tiled, 1);
+          t.perThread[inner] = w;
+          t.width = w;
+          t.threads = threads;
+          best = t;
+          bestCost = cost;
+        }
+      }
+    }
+    if (best)
+      return best;
+  }
+  return std::nullopt;
+}
+
+ReductionKind mlir::tirx::chooseReduction(int64_t outputs, int64_t reduction,
+                                          bool parallelFirst) {
+  if (!parallelFirst)
+    return ReductionKind::Columns;
+  if (reduction >= 65536 && outputs < 4096)
+    return ReductionKind::Split;
+  if (outputs >= 32768 && reduction <= 1024)
+    return ReductionKind::PerThread;
+  return ReductionKind::InBlock;
+}
+
+std::vector<int64_t> mlir::tirx::splitParts(int64_t extent) {
+  std::vector<int64_t> parts;
+  for (int64_t p : {16, 32, 64, 128, 256, 512})
+    if (extent % p == 0 && extent / p >= 1024)
+      parts.push_back(p);
+  std::stable_sort(parts.begin(), parts.end(), [&](int64_t a, int64_t b) {
+    return std::fabs(std::log2(double(extent / a) / 4096)) <
+           std::fabs(std::log2(double(extent / b) / 4096));
+  });
+  return parts;
+}
+
+std::vector<int64_t> mlir::tirx::blockReduceThreads(int64_t extent) {
+  std::vector<int64_t> out;
+  for (int64_t t : {256, 128, 64, 32})
+    if (t <= extent)
+      out.push_back(t);
+  if (out.empty())
+    out.push_back(32);
+  return out;
+}
+
+namespace {
+/// Elements per thread for a block tile: the inner dim in vectors of the
+/// widest width, threads a multiple of 32 up to 1024; more per thread when
+/// the tile is large. Best first.
+std::vector<std::vector<int64_t>>
+perThreadCandidates(const std::vector<int64_t> &tile, unsigned elementBytes,
+                    bool vectorizable) {
+  std::vector<std::vector<int64_t>> out;
+  if (tile.empty())
+    return out;
+  size_t inner = tile.size() - 1;
+  std::vector<int64_t> widths =
+      vectorizable ? vectorWidths(elementBytes, tile[inner])
+                   : std::vector<int64_t>{1};
+  for (int64_t w : widths)
+    for (int64_t k = 1; k <= 64; k *= 2) {
+      int64_t e = w * k;
+      if (tile[inner] % e)
+        break;
+      int64_t threads = product(tile) / e;
+      if (!validThreads(threads))
+        continue;
+      std::vector<int64_t> per(tile.size(), 1);
+      per[inner] = e;
+      out.push_back(per);
+      break;
+    }
+  // Outer dims per thread too, for tiles whose inner dim cannot absorb it.
+  if (out.empty() && tile.size() >= 2)
+    for (int64_t k = 2; k <= 64; k *= 2)
+      if (tile[inner - 1] % k == 0 && validThreads(product(tile) / k)) {
+        std::vector<int64_t> per(tile.size(), 1);
+        per[inner - 1] = k;
+        out.push_back(per);
+        break;
+      }
+  return out;
+}
+
+json::Object action(llvm::StringRef transform, json::Object params,
+                    const OpFacts *op) {
+  json::Object a{{"transform", transform}, {"params", std::move(params)}};
+  if (op)
+    a["target"] = json::Object{{"op", op->name}, {"index", op->index}};
+  return a;
+}
+
+json::Array ints(const std::vector<int64_t> &v) {
+  json::Array a;
+  for (int64_t x : v)
+    a.push_back(x);
+  return a;
+}
+
+std::string opKey(llvm::StringRef what, const OpFacts &op) {
+  return (what + ":" + op.name + "#" + std::to_string(op.index)).str();
+}
+
+bool has(const std::vector<std::string> &v, const std::string &key) {
+  return std::find(v.begin(), v.end(), key) != v.end();
+}
+
+bool anyReduction(const OpFacts &op) {
+  return std::find(op.reduction.begin(), op.reduction.end(), true) !=
+         op.reduction.end();
+}
+
+bool dynamic(const OpFacts &op) {
+  return std::find(op.extents.begin(), op.extents.end(), int64_t(-1)) !=
+         op.extents.end();
+}
+
+/// Tile sizes of the first (at most 3) loops for a parallel op that no
+/// dividing tiling fits (a prime length, dynamic sizes): what the tails
+/// (or dynamic shapes) support would take; refused until then.
+std::vector<int64_t> tailTile(const OpFacts &op) {
+  size_t n = std::min<size_t>(op.extents.size(), 3);
+  std::vector<int64_t> t(n, 1);
+  t[n - 1] = 1024;
+  return t;
+}
+
+/// The steps of a matmul-like op (linalg.matmul, linalg.batch_matmul).
+void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
+                 std::vector<Step> &steps) {
+  bool batch = op.name == "linalg.batch_matmul";
+  size_t lead = batch ? 1 : 0;
+  bool mma = !batch && op.elementType == "f32";
+  auto withLead = [&](std::vector<int64_t> v) {
+    if (batch)
+      v.insert(v.begin(), 1);
+    return v;
+  };
+  if (op.stage == Stage::Top) {
+    Step s;
+    s.why = op.name + "#" + std::to_string(op.index) + ": block tiles";
+    int64_t m = op.extents[lead], n = op.extents[lead + 1];
+    for (int64_t t : {64, 32, 16})
+      if (m > 0 && n > 0 && m % t == 0 && n % t == 0)
+        s.candidates.push_back(action(
+            "tile_to_blocks",
+            json::Object{{"tile_sizes", ints(withLead({t, t}))}}, &op));
+    if (s.candidates.empty()) // odd sizes: tails
+      s.candidates.push_back(action(
+          "tile_to_blocks", json::Object{{"tile_sizes", ints(withLead({64, 64}))}},
+          &op));
+    steps.push_back(std::move(s));
+    return;
+  }
+  if (op.stage != Stage::Block)
+    return;
+  std::string kKey = opKey("tile_reduction", op);
+  if (!op.inLoop && !has(skipped, kKey)) {
+    Step s;
+    s.why = op.name + "#" + std::to_string(op.index) + ": K in steps";
+    s.optional = true;
+    s.key = kKey;
+    int64_t k = op.extents.back();
+    for (int64_t t : mma ? std::vector<int64_t>{32, 16} : std::vector<int64_t>{16, 32, 8})
+      if (k > 0 && k % t == 0 && k > t) {
+        std::vector<int64_t> sizes(op.extents.size(), 0);
+        sizes.back() = t;
+        s.candidates.push_back(action(
+            "tile_reduction", json::Object{{"tile_sizes", ints(sizes)}}, &op));
+      }
+    if (!s.candidates.empty()) {
+      steps.push_back(std::move(s));
+      return;
+    }
+  }
+  std::string pKey = opKey("promote_to_shared", op);
+  if (op.inLoop && !op.promoted && !has(skipped, pKey)) {
+    Step s;
+    s.why = op.name + "#" + std::to_string(op.index) + ": A and B tiles in shared memory";
+    s.optional = true;
+    s.key = pKey;
+    s.candidates.push_back(action(
+        "promote_to_shared", json::Object{{"operands", json::Array{0, 1}}}, &op));
+    steps.push_back(std::move(s));
+    return;
+  }
+  Step s;
+  s.why = op.name + "#" + std::to_string(op.index) +
+          (mma ? ": warps on tensor cores" : ": outputs per thread");
+  int64_t bm = op.extents[lead], bn = op.extents[lead + 1];
+  if (mma)
+    for (auto [wm, wn] : {std::pair{2, 2}, {4, 2}, {2, 1}, {1, 2}, {1, 1}})
+      if (bm % (16 * wm) == 0 && bn % (8 * wn) == 0)
+        s.candidates.push_back(action(
+            "use_mma", json::Object{{"warps", json::Array{wm, wn}}}, &op));
+  for (int64_t e : {4, 2, 1, 8})
+    if (bm % e == 0 && bn % e == 0 && validThreads(bm / e * bn / e))
+      s.candidates.push_back(action(
+          "tile_to_threads",
+          json::Object{{"elements_per_thread", ints(withLead({e, e}))}}, &op));
+  steps.push_back(std::move(s));
+}
+
+/// The steps of any other linalg op.
+void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
+             std::vector<Step> &steps) {
+  std::string at = op.name + "#" + std::to_string(op.index);
+  size_t n = op.extents.size();
+  bool reduces = anyReduction(op);
+  std::vector<int64_t> parallelExtents, reductionExtents;
+  bool parallelFirst = true, seenReduction = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (op.reduction[i]) {
+      reductionExtents.push_back(op.extents[i]);
+      seenReduction = true;
+    } else {
+      parallelExtents.push_back(op.extents[i]);
+      parallelFirst &= !seenReduction;
+    }
+  }
+  ReductionKind kind = ReductionKind::InBlock;
+  if (reduces)
+    kind = chooseReduction(product(parallelExtents), product(reductionExtents),
+                           parallelFirst);
+  bool vectorizable = !reduces && op.contiguous && n <= 3;
+
+  if (op.stage == Stage::Top) {
+    Step s;
+    if (reduces && parallelExtents.empty()) {
+      kind = ReductionKind::Split;
+    }
+    if (reduces && kind == ReductionKind::Split && !dynamic(op)) {
+      s.why = at + ": a long reduction split into parts";
+      for (int64_t p : splitParts(reductionExtents.back()))
+        s.candidates.push_back(
+            action("split_reduction", json::Object{{"parts", p}}, &op));
+      if (!s.candidates.empty()) {
+        steps.push_back(std::move(s));
+        return;
+      }
+      kind = ReductionKind::InBlock;
+    }
+    if (reduces && kind == ReductionKind::InBlock) {
+      s.why = at + ": a block per output row";
+      size_t k = std::min<size_t>(parallelExtents.size(), 3);
+      s.candidates.push_back(action(
+          "tile_to_blocks",
+          json::Object{{"tile_sizes", ints(std::vector<int64_t>(k, 1))}}, &op));
+      steps.push_back(std::move(s));
+      return;
+    }
+    // Parallel ops, column reductions (reduction loops left whole: tile 0)
+    // and per-thread reductions: tile the parallel loops.
+    std::vector<int64_t> tiled;
+    for (size_t i = 0; i < n && tiled.size() < 3; ++i)
+      if (!op.reduction[i])
+        tiled.push_back(op.extents[i]);
+    s.why = at + (reduces ? (kind == ReductionKind::Columns
+                                 ? ": blocks of outputs (reduction loops first)"
+                                 : ": a thread per output")
+                          : ": blocks of elements");
+    std::optional<ParallelTiling> t =
+        chooseParallelTiling(tiled, op.elementBytes, vectorizable);
+    std::vector<int64_t> sizes;
+    if (t) {
+      size_t j = 0;
+      for (size_t i = 0; i < n && j < t->blockTile.size(); ++i)
+        sizes.push_back(op.reduction[i] ? 0 : t->blockTile[j++]);
+    } else {
+      sizes = tailTile(op);
+      for (size_t i = 0; i < sizes.size(); ++i)
+        if (op.reduction[i])
+          sizes[i] = 0;
+    }
+    s.candidates.push_back(
+        action("tile_to_blocks", json::Object{{"tile_sizes", ints(sizes)}}, &op));
+    steps.push_back(std::move(s));
+    return;
+  }
+  if (op.stage == Stage::Block) {
+    Step s;
+    // A block of one output row (tiled so at the top): its threads share
+    // the row. A block of several outputs: a thread per output.
+    if (reduces && product(parallelExtents) == 1) {
+      s.why = at + ": the row shared by the block's threads";
+      for (int64_t t : blockReduceThreads(reductionExtents.empty()
+                                              ? 1
+                                              : product(reductionExtents)))
+        s.candidates.push_back(
+            action("reduce_in_block", json::Object{{"threads", t}}, &op));
+      steps.push_back(std::move(s));
+      return;
+    }
+    s.why = at + ": elements per thread";
+    std::vector<int64_t> tile;
+    for (size_t i = 0; i < n && tile.size() < 3; ++i)
+      tile.push_back(op.reduction[i] ? 0 : op.extents[i]);
+    std::vector<int64_t> dense;
+    for (int64_t x : tile)
+      if (x)
+        dense.push_back(x);
+    for (const std::vector<int64_t> &per :
+         perThreadCandidates(dense, op.elementBytes, vectorizable)) {
+      std::vector<int64_t> full;
+      size_t j = 0;
+      for (int64_t x : tile)
+        full.push_back(x ? per[j++] : 0);
+      s.candidates.push_back(action(
+          "tile_to_threads", json::Object{{"elements_per_thread", ints(full)}},
+          &op));
+    }
+    if (s.candidates.empty()) // a tail tile: one element each
+      s.candidates.push_back(action(
+          "tile_to_threads",
+          json::Object{{"elements_per_thread",
+                        ints(std::vector<int64_t>(tile.size(), 1))}},
+          &op));
+    steps.push_back(std::move(s));
+    return;
+  }
+  // In threads: 16-byte vectors where the access allows.
+  std::string vKey = opKey("vectorize", op);
+  if (!vectorizable || has(skipped, vKey) || op.extents.empty())
+    return;
+  Step s;
+  s.why = at + ": vectors";
+  s.optional = true;
+  s.key = vKey;
+  for (int64_t w : vectorWidths(op.elementBytes, op.extents.back()))
+    if (w > 1)
+      s.candidates.push_back(action("vectorize", json::Object{{"width", w}}, &op));
+  if (!s.candidates.empty())
+    steps.push_back(std::move(s));
+}
+} // namespace
+
+std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
+                                        const std::vector<std::string> &skipped) {
+  std::vector<Step> steps;
+  if (facts.launched)
+    return steps;
+  if (facts.tensors) {
+    Step s;
+    s.why = "tensors to buffers";
+    s.candidates.push_back(action("bufferize", json::Object{}, nullptr));
+    steps.push_back(std::move(s));
+    return steps;
+  }
+  for (const OpFacts &op : facts.ops) {
+    size_t before = steps.size();
+    if ((op.name == "linalg.matmul" || op.name == "linalg.batch_matmul") &&
+        op.extents.size() >= 3)
+      matmulSteps(op, skipped, steps);
+    else
+      opSteps(op, skipped, steps);
+    if (steps.size() > before)
+      return steps; // one op at a time, in program order
+  }
+  Step s;
+  s.why = "kernels";
+  s.candidates.push_back(action("map_to_gpu", json::Object{}, nullptr));
+  steps.push_back(std::move(s));
+  return steps;
+}
+
+//===----------------------------------------------------------------------===//
+// Facts
+//===----------------------------------------------------------------------===//
+
+json::Object PayloadFacts::toJSON() const {
+  json::Array list;
+  for (const OpFacts &op : ops) {
+    json::Array red;
+    for (bool r : op.reduction)
+      red.push_back(r);
+    list.push_back(json::Object{
+        {"op", op.name},
+        {"index", op.index},
+        {"extents", ints(op.extents)},
+        {"reduction", std::move(red)},
+        {"element_bytes", int64_t(op.elementBytes)},
+        {"element_type", op.elementType},
+        {"stage", op.stage == Stage::Top     ? "top"
+                  : op.stage == Stage::Block ? "block"
+                                             : "thread"},
+        {"in_loop", op.inLoop},
+        {"promoted", op.promoted},
+        {"contiguous", op.contiguous},
+        {"tensor", op.tensor}});
+  }
+  return json::Object{
+      {"tensors", tensors}, {"launched", launched}, {"ops", std::move(list)}};
+}
+
+std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
+  const json::Object *o = v.getAsObject();
+  if (!o)
+    return std::nullopt;
+  PayloadFacts f;
+  f.tensors = o->getBoolean("tensors").value_or(false);
+  f.launched = o->getBoolean("launched").value_or(false);
+  if (const json::Array *list = o->getArray("ops"))
+    for (const json::Value &e : *list) {
+      const json::Object *p = e.getAsObject();
+      if (!p)
+        return std::nullopt;
+      OpFacts op;
+      op.name = p->getString("op").value_or("").str();
+      op.index = p->getInteger("index").value_or(0);
+      if (const json::Array *a = p->getArray("extents"))
+        for (const json::Value &x : *a)
+          op.extents.push_back(x.getAsInteger().value_or(-1));
+      if (const json::Array *a = p->getArray("reduction"))
+        for (const json::Value &x : *a)
+          op.reduction.push_back(x.getAsBoolean().value_or(false));
+      op.reduction.resize(op.extents.size(), false);
+      op.elementBytes = unsigned(p->getInteger("element_bytes").value_or(4));
+      op.elementType = p->getString("element_type").value_or("").str();
+      llvm::StringRef stage = p->getString("stage").value_or("top");
+      op.stage = stage == "block"    ? Stage::Block
+                 : stage == "thread" ? Stage::Thread
+                                     : Stage::Top;
+      op.inLoop = p->getBoolean("in_loop").value_or(false);
+      op.promoted = p->getBoolean("promoted").value_or(false);
+      op.contiguous = p->getBoolean("contiguous").value_or(true);
+      op.tensor = p->getBoolean("tensor").value_or(false);
+      f.ops.push_back(std::move(op));
+    }
+  return f;
+}
+
+namespace {
+/// Attributes are told apart by their text: the child's context parses
+/// them, and the text is the stable contract (`#gpu.block<x>`).
+std::string attrText(Attribute a) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  a.print(os);
+  return s;
+}
+
+bool isWorkgroup(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  return m && m.getMemorySpace() &&
+         llvm::StringRef(attrText(m.getMemorySpace())).contains("workgroup");
+}
+
+unsigned bytesOf(Type t) {
+  if (auto s = dyn_cast<ShapedType>(t))
+    t = s.getElementType();
+  if (t.isIntOrFloat())
+    return std::max(1u, t.getIntOrFloatBitWidth() / 8);
+  if (isa<IndexType>(t))
+    return 8;
+  return 0;
+}
+
+Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
+                                const std::string &name) {
+  // As the interpreter does: attributes of dialects not loaded yet (the
+  // mapping attributes of gpu) must not be left opaque.
+  ctx.loadAllAvailableDialects();
+  ParserConfig config(&ctx);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config, name);
+  if (!module)
+    return refuse(RefusalCode::parse_error, name + " does not parse");
+  PayloadFacts facts;
+  std::map<std::string, int64_t> counts;
+  module->walk([&](func::FuncOp f) {
+    for (Type t : f.getArgumentTypes())
+      facts.tensors |= isa<TensorType>(t);
+  });
+  module->walk([&](Operation *op) {
+    if (isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op))
+      facts.launched = true;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      return;
+    std::string opName = op->getName().getStringRef().str();
+    int64_t index = counts[opName]++;
+    if (op->getParentOfType<gpu::LaunchOp>())
+      return;
+    // The copies promote_to_shared makes are split among threads at
+    // lowering: nothing to schedule.
+    if (isa<linalg::CopyOp>(op) && linalgOp.getNumDpsInits() == 1 &&
+        isWorkgroup(linalgOp.getDpsInitOperand(0)->get().getType()))
+      return;
+    OpFacts f;
+    f.name = opName;
+    f.index = index;
+    for (int64_t e : linalgOp.getStaticLoopRanges())
+      f.extents.push_back(ShapedType::isDynamic(e) ? -1 : e);
+    for (utils::IteratorType it : linalgOp.getIteratorTypesArray())
+      f.reduction.push_back(it == utils::IteratorType::reduction);
+    unsigned widest = 0;
+    for (Value v : op->getOperands())
+      if (isa<ShapedType>(v.getType()))
+        widest = std::max(widest, bytesOf(v.getType()));
+    f.elementBytes = widest ? widest : 4;
+    if (linalgOp.getNumDpsInits() > 0) {
+      Type t = linalgOp.getDpsInitOperand(0)->get().getType();
+      if (auto s = dyn_cast<ShapedType>(t))
+        t = s.getElementType();
+      llvm::raw_string_ostream os(f.elementType);
+      t.print(os);
+    }
+    f.tensor = linalgOp.hasPureTensorSemantics();
+    facts.tensors |= f.tensor;
+    unsigned loops = linalgOp.getNumLoops();
+    for (AffineMap map : linalgOp.getIndexingMapsArray()) {
+      if (map.getNumResults() == 0 || loops == 0)
+        continue;
+      bool usesLast = map.isFunctionOfDim(loops - 1);
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (usesLast && (!last || last.getPosition() != loops - 1))
+        f.contiguous = false;
+    }
+    for (OpOperand *in : linalgOp.getDpsInputOperands())
+      f.promoted |= isWorkgroup(in->get().getType());
+    bool loop = false;
+    for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
+         p = p->getParentOp()) {
+      if (isa<scf::ForOp>(p))
+        loop = true;
+      auto forall = dyn_cast<scf::ForallOp>(p);
+      if (!forall || !forall.getMapping())
+        continue;
+      bool block = false, thread = false;
+      ArrayAttr mapping = *forall.getMapping(); // not a temporary's element
+      for (Attribute m : mapping) {
+        std::string text = attrText(m);
+        block |= llvm::StringRef(text).starts_with("#gpu.block");
+        thread |= llvm::StringRef(text).starts_with("#gpu.thread") ||
+                  llvm::StringRef(text).starts_with("#gpu.warp") ||
+                  llvm::StringRef(text).starts_with("#gpu.lane");
+      }
+      if (thread && f.stage == Stage::Top)
+        f.stage = Stage::Thread;
+      if (block) {
+        if (f.stage == Stage::Top)
+          f.stage = Stage::Block;
+        f.inLoop = loop;
+        break;
+      }
+    }
+    facts.ops.push_back(std::move(f));
+  });
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << json::Value(facts.toJSON());
+  return out;
+}
+} // namespace
+
+Expected<PayloadFacts> mlir::tirx::inspectPayload(const std::string &text,
+                                                  const std::string &name,
+                                                  const ChildLimits &limits) {
+  Expected<std::string> r = runIsolated(
+      [&](MLIRContext &ctx) { return factsText(ctx, text, name); }, limits);
+  if (!r)
+    return r.takeError();
+  Expected<json::Value> v = json::parse(*r);
+  if (!v)
+    return refuse(RefusalCode::internal,
+                  "auto: the facts are not JSON: " + llvm::toString(v.takeError()));
+  std::optional<PayloadFacts> facts = PayloadFacts::fromJSON(*v);
+  if (!facts)
+    return refuse(RefusalCode::internal, "auto: the facts are unreadable");
+  return std::move(*facts);
+}
+
+//===----------------------------------------------------------------------===//
+// The driver
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string text(const json::Value &v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << v;
+  return s;
+}
+} // namespace
+
+Expected<Result> mlir::tirx::autoSchedule(
+    Session &session, const std::string &version, const AutoOptions &options,
+    llvm::function_ref<void(llvm::StringRef)> progress) {
+  auto say = [&](const std::string &line) {
+    if (progress)
+      progress(line);
+  };
+  std::string at = version;
+  std::vector<std::string> skipped;
+  std::set<std::string> refusedHere; // actions refused on `at`
+  json::Array steps, versions;
+  std::optional<Refusal> last;
+  std::string lastWhy;
+  for (unsigned n = 0; n < options.maxSteps; ++n) {
+    Expected<Result> shown = session.show(at);
+    if (!shown)
+      return shown.takeError();
+    at = shown->version;
+    Expected<PayloadFacts> facts =
+        inspectPayload(shown->text, at, session.limits());
+    if (!facts)
+      return facts.takeError();
+    std::vector<Step> next = nextSteps(*facts, skipped);
+    if (next.empty()) {
+      Result out;
+      out.version = at;
+      out.text = "mapped: " + at + "\n";
+      out.data = json::Object{{"final_version", at},
+                              {"versions", std::move(versions)},
+                              {"steps", std::move(steps)}};
+      return out;
+    }
+    const Step &step = next.front();
+    const json::Object *chosen = nullptr;
+    for (const json::Object &c : step.candidates)
+      if (!refusedHere.count(text(json::Object(c)))) {
+        chosen = &c;
+        break;
+      }
+    if (!chosen) {
+      if (step.optional) {
+        say("  " + step.why + ": every candidate refused; skipped");
+        skipped.push_back(step.key);
+        continue;
+      }
+      Refusal r = last ? *last
+                       : Refusal(RefusalCode::not_applicable,
+                                 "no candidate for " + step.why);
+      r.message = "auto stopped at " + at + " (" + step.why + "): " + r.message;
+      r.details["final_version"] = at;
+      r.details["versions"] = json::Array(versions);
+      r.details["steps"] = json::Array(steps);
+      r.details["text"] = "stopped at " + at + "\n";
+      return refuse(std::move(r));
+    }
+    json::Object candidate = *chosen;
+    std::string key = text(json::Object(candidate));
+    Expected<Result> made = session.applyAction(at, json::Value(json::Object(candidate)));
+    json::Object record{{"from", at}, {"why", step.why},
+                        {"action", json::Object(candidate)}};
+    if (made) {
+      say(at + " -> " + made->version + "  " + key + "  (" + step.why + ")");
+      record["ok"] = true;
+      record["to"] = made->version;
+      at = made->version;
+      versions.push_back(at);
+      refusedHere.clear();
+      last.reset();
+    } else {
+      Refusal r = toRefusal(made.takeError());
+      say(at + "  refused " + key + ": " + std::string(codeName(r.code)) +
+          ": " + r.message);
+      record["ok"] = false;
+      record["error"] = r.toJSON();
+      if (r.kind() != RefusalKind::Refused) {
+        r.details["versions"] = json::Array(versions);
+        return refuse(std::move(r));
+      }
+      refusedHere.insert(key);
+      last = std::move(r);
+    }
+    steps.push_back(std::move(record));
+  }
+  Refusal r(RefusalCode::not_applicable,
+            "auto stopped at " + at + " after " +
+                std::to_string(options.maxSteps) + " steps");
+  r.details["final_version"] = at;
+  r.details["versions"] = std::move(versions);
+  r.details["steps"] = std::move(steps);
+  return refuse(std::move(r));
+}

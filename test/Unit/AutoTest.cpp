@@ -1,0 +1,163 @@
+//===- AutoTest.cpp - the rules of tirx auto ------------------------------===//
+//
+// The rule functions of lib/Harness/Auto.cpp, without MLIR: tile sizes that
+// divide, widths by element size, threads a multiple of 32, the reduction
+// kinds, and the order of steps for facts of each stage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Harness/Auto.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir::tirx;
+namespace json = llvm::json;
+
+namespace {
+using V = std::vector<int64_t>;
+
+TEST(AutoRules, VectorWidthsBy16Bytes) {
+  EXPECT_EQ(vectorWidths(4, 1024), (V{4, 2, 1}));
+  EXPECT_EQ(vectorWidths(2, 8192), (V{8, 4, 2, 1}));
+  EXPECT_EQ(vectorWidths(1, 64), (V{16, 8, 4, 2, 1}));
+  EXPECT_EQ(vectorWidths(8, 10), (V{2, 1}));
+  EXPECT_EQ(vectorWidths(4, 1000003), (V{1}));  // a prime: scalars
+  EXPECT_EQ(vectorWidths(4, 1000), (V{4, 2, 1}));
+}
+
+TEST(AutoRules, SaxpyTiling) {
+  auto t = chooseParallelTiling({67108864}, 4);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->blockTile, (V{1024}));
+  EXPECT_EQ(t->perThread, (V{4}));
+  EXPECT_EQ(t->threads, 256);
+}
+
+TEST(AutoRules, TwoDimsAndHalfWidth) {
+  auto t = chooseParallelTiling({8192, 8192}, 4);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->blockTile, (V{1, 1024}));
+  EXPECT_EQ(t->threads, 256);
+  auto h = chooseParallelTiling({8192, 8192}, 2);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->width, 8);
+  EXPECT_EQ(h->threads % 32, 0);
+}
+
+TEST(AutoRules, ThousandSquareFallsBackToWidthTwo) {
+  // 1000 = 2^3 * 5^3: with 4-wide vectors no tile gives a multiple of 32
+  // threads; 2-wide does.
+  auto t = chooseParallelTiling({1000, 1000}, 4);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->width, 2);
+  EXPECT_EQ(t->threads % 32, 0);
+  EXPECT_EQ(1000 % t->blockTile[0], 0);
+  EXPECT_EQ(1000 % t->blockTile[1], 0);
+}
+
+TEST(AutoRules, NoDividingTilingForPrimes) {
+  EXPECT_FALSE(chooseParallelTiling({1000003}, 4));
+  EXPECT_FALSE(chooseParallelTiling({4097, 4097}, 4));
+  EXPECT_FALSE(chooseParallelTiling({-1, 8192}, 4)); // dynamic
+}
+
+TEST(AutoRules, ReductionKinds) {
+  EXPECT_EQ(chooseReduction(1024, 16384, true), ReductionKind::InBlock);
+  EXPECT_EQ(chooseReduction(8192, 8192, true), ReductionKind::InBlock);
+  EXPECT_EQ(chooseReduction(256, 1048576, true), ReductionKind::Split);
+  EXPECT_EQ(chooseReduction(8192, 8192, false), ReductionKind::Columns);
+  EXPECT_EQ(chooseReduction(32 * 64 * 56 * 56, 576, true),
+            ReductionKind::PerThread); // a convolution
+  EXPECT_EQ(splitParts(1048576).front(), 256); // parts of 4096
+  EXPECT_TRUE(splitParts(1000).empty());
+  EXPECT_EQ(blockReduceThreads(8192), (V{256, 128, 64, 32}));
+  EXPECT_EQ(blockReduceThreads(64), (V{64, 32}));
+}
+
+OpFacts op(const std::string &name, V extents, std::vector<bool> reduction,
+           Stage stage = Stage::Top) {
+  OpFacts f;
+  f.name = name;
+  f.extents = std::move(extents);
+  f.reduction = std::move(reduction);
+  f.stage = stage;
+  return f;
+}
+
+std::string transformOf(const Step &s, size_t i = 0) {
+  return s.candidates.at(i).getString("transform").value_or("").str();
+}
+
+TEST(AutoSteps, TensorsAreBufferizedFirst) {
+  PayloadFacts f;
+  f.tensors = true;
+  f.ops.push_back(op("linalg.generic", {1024}, {false}));
+  auto steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(transformOf(steps[0]), "bufferize");
+}
+
+TEST(AutoSteps, StagesInOrderThenKernels) {
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {1024}, {false}, Stage::Thread));
+  f.ops.back().extents = {4};
+  f.ops.push_back(op("linalg.generic", {8192, 8192}, {false, true}));
+  f.ops.back().index = 1;
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  // The first op (in threads) is vectorized first; optional.
+  EXPECT_EQ(transformOf(steps[0]), "vectorize");
+  EXPECT_TRUE(steps[0].optional);
+  // Once skipped, the reduction: a block per row.
+  steps = nextSteps(f, {steps[0].key});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  const json::Object *target = steps[0].candidates[0].getObject("target");
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target->getInteger("index"), 1);
+  // All in place: map_to_gpu; launched: nothing.
+  PayloadFacts done;
+  done.ops.push_back(op("linalg.generic", {1, 4}, {false, false}, Stage::Thread));
+  done.ops.back().contiguous = false;
+  steps = nextSteps(done, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(transformOf(steps[0]), "map_to_gpu");
+  done.launched = true;
+  EXPECT_TRUE(nextSteps(done, {}).empty());
+}
+
+TEST(AutoSteps, MatmulOnTensorCoresOrSimt) {
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.matmul", {64, 64, 32}, {false, false, true},
+                     Stage::Block));
+  f.ops.back().elementType = "f32";
+  f.ops.back().inLoop = true;
+  f.ops.back().promoted = true;
+  auto steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "use_mma");
+  // Refused warps fall back to threads: they are later candidates.
+  EXPECT_EQ(transformOf(steps[0], steps[0].candidates.size() - 1),
+            "tile_to_threads");
+  f.ops.back().elementType = "f16";
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  // Not yet in K steps: tile_reduction first.
+  f.ops.back().inLoop = false;
+  f.ops.back().promoted = false;
+  f.ops.back().extents = {64, 64, 4096};
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_reduction");
+}
+
+TEST(AutoSteps, FactsRoundTripThroughJSON) {
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.reduce", {8192, 8192}, {false, true}, Stage::Block));
+  f.ops.back().elementBytes = 2;
+  f.ops.back().elementType = "bf16";
+  auto back = PayloadFacts::fromJSON(json::Value(f.toJSON()));
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->ops.size(), 1u);
+  EXPECT_EQ(back->ops[0].stage, Stage::Block);
+  EXPECT_EQ(back->ops[0].elementBytes, 2u);
+  EXPECT_EQ(back->ops[0].reduction, (std::vector<bool>{false, true}));
+}
+} // namespace
