@@ -94,9 +94,14 @@ struct ReduceInBlockOptions {
 
 /// Rewrites `op` into a reduction shared by the threads of a block: each
 /// thread reduces a strided part of every output (4 elements at a time
-/// where the inputs allow), into a workgroup buffer of partials; a tree
-/// combines them in log2(threads) steps; a thread per output combines the
-/// result into it. Returns the first forall (the partials').
+/// where the inputs allow). For 32-bit elements (reduceInBlockUsesShuffles)
+/// each warp then combines its partials by shuffles (xor 16, 8, 4, 2, 1),
+/// lane 0 writes the warp's total to shared memory (outputs x warps), and
+/// after one barrier the first warp combines those by shuffles and its
+/// lane 0 combines the result into the output (one warp: no shared memory,
+/// no barrier). Other elements go through shared memory (outputs x threads)
+/// and a tree of log2(threads) steps between barriers; a thread per output
+/// combines the result into it. Returns the first forall (the partials').
 ///
 /// Assumes (reduce_in_block checks them): `op` is on buffers with static
 /// shapes and one output indexed by the parallel loops alone, has a single
@@ -105,6 +110,10 @@ struct ReduceInBlockOptions {
 FailureOr<scf::ForallOp> reduceInBlock(RewriterBase &rewriter,
                                        linalg::LinalgOp op,
                                        const ReduceInBlockOptions &options);
+
+/// Whether reduceInBlock combines partials of `element` by warp shuffles
+/// (32-bit integers and floats) rather than a tree in shared memory.
+bool reduceInBlockUsesShuffles(Type element);
 
 //===----------------------------------------------------------------------===//
 // split_reduction
