@@ -269,21 +269,15 @@ struct BlockReduction {
 
   /// Shuffles, steps 1 and 2: every thread's partial of every output,
   /// combined within its warp by shuffles; lane 0 of each warp writes the
-  /// warp's total to `partials` (outputs x warps), or, with one warp, into
-  /// the output.
+  /// warp's total to `partials` (outputs x warps).
   scf::ForallOp emitWarpPartials(OpBuilder &builder, TypedAttr neutral) {
-    int64_t warps = threads / kWarpSize;
     return threadLoop(builder, loc, threads, [&](OpBuilder &b, Value t) {
       Value lane = arith::RemUIOp::create(b, loc, t, cst(b, kWarpSize));
       Value warp = arith::DivUIOp::create(b, loc, t, cst(b, kWarpSize));
       forEachOutput(b, [&](OpBuilder &b, Value e) {
         Value total = emitWarpReduce(b, emitPartial(b, t, e, neutral));
         ifLaneZero(b, lane, [&](OpBuilder &b) {
-          if (warps == 1)
-            emitOutputUpdate(b, e, total);
-          else
-            memref::StoreOp::create(b, loc, total, partials,
-                                    ValueRange{e, warp});
+          memref::StoreOp::create(b, loc, total, partials, ValueRange{e, warp});
         });
       });
     });
@@ -371,21 +365,23 @@ tirx::reduceInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.setInsertionPoint(op);
   bool shuffles = reduceInBlockUsesShuffles(r.element);
   int64_t slots = shuffles ? r.threads / kWarpSize : r.threads;
-  if (slots > 1) {
-    auto space = gpu::AddressSpaceAttr::get(rewriter.getContext(),
-                                            gpu::AddressSpace::Workgroup);
-    r.partials = memref::AllocOp::create(
-        rewriter, r.loc,
-        MemRefType::get({r.outputs, slots}, r.element,
-                        MemRefLayoutAttrInterface(), space));
-  }
+  auto space = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  r.partials = memref::AllocOp::create(
+      rewriter, r.loc,
+      MemRefType::get({r.outputs, slots}, r.element,
+                      MemRefLayoutAttrInterface(), space));
   scf::ForallOp first;
   if (shuffles) {
+    // The output is updated after a barrier even with one warp: every
+    // thread of the block may have written it before (the fill that
+    // fuse_into leaves before a fused reduction).
     first = r.emitWarpPartials(rewriter, neutral);
-    if (slots > 1) {
-      gpu::BarrierOp::create(rewriter, r.loc);
+    gpu::BarrierOp::create(rewriter, r.loc);
+    if (slots > 1)
       r.emitWarpFinal(rewriter, neutral);
-    }
+    else
+      r.emitFinal(rewriter);
   } else {
     first = r.emitPartials(rewriter, neutral);
     gpu::BarrierOp::create(rewriter, r.loc);

@@ -84,17 +84,22 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // 100 floats a row: no 4 x 32 split of it; scalars, thread t takes t,
-// t + 32, ... The body's square is cloned as it is. One warp: shuffles
-// alone, lane 0 adds into the output; no shared memory, no barrier.
+// t + 32, ... The body's square is cloned as it is. One warp: shuffles,
+// lane 0 stores the total in shared memory; after the barrier (every thread
+// of a larger block may have filled the output before), a thread per
+// output adds it into the output.
 // CHECK-LABEL: func.func @squares
-//   CHECK-NOT:   memref.alloc
+//       CHECK:   %[[P:.*]] = memref.alloc() : memref<1x1xf32, #gpu.address_space<workgroup>>
 //       CHECK:   scf.for %{{.*}} = %{{.*}} to %c100{{.*}} step %c32{{.*}} iter_args(%[[ACC:.*]] = %cst{{.*}}) -> (f32)
 //       CHECK:     %[[X:.*]] = memref.load
 //       CHECK:     %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : f32
 //       CHECK:     arith.addf %[[ACC]], %[[SQ]] : f32
 // CHECK-COUNT-5:   gpu.shuffle xor
 //       CHECK:     scf.if
-//       CHECK:       memref.store
+//       CHECK:       memref.store {{.*}}, %[[P]]
+//       CHECK:   gpu.barrier
+//       CHECK:   scf.forall (%{{.*}}) in (1)
+//       CHECK:     memref.load %[[P]]
 //   CHECK-NOT:   gpu.barrier
 //       CHECK:   return
 func.func @squares(%x: memref<4x100xf32>, %s: memref<4xf32>) {
