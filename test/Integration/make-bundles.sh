@@ -18,6 +18,8 @@ export_bundle saxpy-ref "$ex/saxpy.mlir" --tirx-map-reference
 export_bundle matmul-ref "$ex/matmul.mlir" --tirx-map-reference
 export_bundle rowsum-ref "$ex/rowsum.mlir" --tirx-map-reference
 export_bundle rmsnorm-ref "$ex/rmsnorm.mlir" --tirx-map-reference
+export_bundle softmax-ref "$ex/softmax.mlir" --tirx-map-reference
+export_bundle layernorm-ref "$ex/layernorm.mlir" --tirx-map-reference
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"
@@ -47,6 +49,7 @@ done
 # examples/<payload>.mlir.
 bench=$src/examples/bench
 export_bundle bench-matmul2048-ref "$bench/matmul2048.mlir" --tirx-map-reference
+export_bundle bench-rmsnorm8192-ref "$bench/rmsnorm8192.mlir" --tirx-map-reference
 for recipe in "$bench"/recipes/*.json; do
   payload=$(basename "$recipe" .json)
   payload=${payload%%-*}.mlir

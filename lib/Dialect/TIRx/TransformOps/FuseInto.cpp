@@ -10,6 +10,7 @@
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -17,19 +18,67 @@ using namespace mlir::transform;
 using namespace mlir::tirx::detail;
 
 namespace {
-/// What fuse_into fuses into: the one tiled read of the intermediate, its
-/// loop, and the fill that starts a reduction's output.
+/// What fuse_into fuses into: the tiled reads of the intermediate (equal
+/// tiles in one block; `tile` the first), their loop, and the fill that
+/// starts a reduction's output.
 struct ConsumerTile {
   memref::SubViewOp tile;
+  SmallVector<memref::SubViewOp> reads;
   Operation *loop = nullptr;
   linalg::FillOp fill;
 };
+
+/// Whether two indices are the same: the same value or constant, or the
+/// results of the same pure op on the same indices (tiling computes a
+/// tile's offsets afresh for each op it tiles).
+bool sameIndex(OpFoldResult a, OpFoldResult b, int depth = 0) {
+  std::optional<int64_t> ca = getConstantIntValue(a),
+                         cb = getConstantIntValue(b);
+  if (ca || cb)
+    return ca && cb && *ca == *cb;
+  auto va = dyn_cast<Value>(a), vb = dyn_cast<Value>(b);
+  if (!va || !vb)
+    return false;
+  if (va == vb)
+    return true;
+  Operation *da = va.getDefiningOp(), *db = vb.getDefiningOp();
+  if (depth > 8 || !da || !db || da->getName() != db->getName() ||
+      da->getAttrDictionary() != db->getAttrDictionary() ||
+      da->getNumOperands() != db->getNumOperands() ||
+      da->getNumRegions() != 0 || !isPure(da) ||
+      cast<OpResult>(va).getResultNumber() !=
+          cast<OpResult>(vb).getResultNumber())
+    return false;
+  for (auto [x, y] : llvm::zip(da->getOperands(), db->getOperands()))
+    if (!sameIndex(x, y, depth + 1))
+      return false;
+  return true;
+}
+
+/// Whether two subviews read the same tile of the same buffer.
+bool sameTile(memref::SubViewOp a, memref::SubViewOp b) {
+  auto same = [](ArrayRef<OpFoldResult> x, ArrayRef<OpFoldResult> y) {
+    return x.size() == y.size() &&
+           llvm::all_of(llvm::zip(x, y), [](auto p) {
+             return sameIndex(std::get<0>(p), std::get<1>(p));
+           });
+  };
+  return a.getSource() == b.getSource() && a.getType() == b.getType() &&
+         same(a.getMixedOffsets(), b.getMixedOffsets()) &&
+         same(a.getMixedSizes(), b.getMixedSizes()) &&
+         same(a.getMixedStrides(), b.getMixedStrides());
+}
 
 /// The first op in `region` that may write one of `roots` (or whose writes
 /// are unknown), or null.
 Operation *firstWriterOf(Region &region, ArrayRef<Value> roots) {
   Operation *writer = nullptr;
   region.walk([&](Operation *op) {
+    // A barrier orders the block's accesses; it writes nothing (its
+    // declared effects are on all memory, to keep accesses from moving
+    // across it). An earlier fusion leaves barriers in the loop.
+    if (isa<gpu::BarrierOp>(op))
+      return WalkResult::advance();
     // Linalg ops have both their own effects and their body's.
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     if (!iface) {
@@ -102,12 +151,24 @@ DiagnosedSilenceableFailure findConsumerTile(TransformOpInterface self,
                     "tile the consumer first (tile_to_blocks or "
                     "tile_to_threads)");
     auto subview = dyn_cast<memref::SubViewOp>(user);
-    if (!subview || found.tile)
+    if (!subview)
       return reject(self, target, RefusalCode::other_use,
                     "the intermediate buffer is also used by " +
                         tirx::irPath(user) +
-                        ": only one tiled read (a memref.subview) can be fused");
-    found.tile = subview;
+                        ": only tiled reads (memref.subview) can be fused");
+    // Several reads of one tile in one block (softmax's exp, read by the
+    // sum and by the division) share the fused tile, computed once.
+    if (found.tile && (subview->getBlock() != found.tile->getBlock() ||
+                       !sameTile(subview, found.tile)))
+      return reject(self, target, RefusalCode::other_use,
+                    "the intermediate buffer is read through " +
+                        tirx::irPath(subview) + " and " +
+                        tirx::irPath(found.tile) +
+                        ": reads of different tiles, or in different blocks",
+                    "fuse when every read is of the block's one tile");
+    if (!found.tile || subview->isBeforeInBlock(found.tile))
+      found.tile = subview;
+    found.reads.push_back(subview);
   }
   if (found.tile)
     found.loop = tirx::consumerLoopOf(target, found.tile);
@@ -123,6 +184,43 @@ DiagnosedSilenceableFailure findConsumerTile(TransformOpInterface self,
                   "start from values the fused loop cannot know",
                   "fill the intermediate with the reduction's start value "
                   "just before the reduction");
+  return DiagnosedSilenceableFailure::success();
+}
+
+/// Static shared memory per block (CUDA's limit without opting in to more).
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
+/// The bytes of a static workgroup buffer, or 0.
+int64_t workgroupBytes(MemRefType type) {
+  if (!type.hasStaticShape() ||
+      tirx::memorySpaceName(type) != "workgroup" ||
+      !type.getElementType().isIntOrFloat())
+    return 0;
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// In a block loop the fused tile joins the block's shared memory: the
+/// loop's workgroup buffers and the tile must fit in a block's static
+/// shared memory.
+DiagnosedSilenceableFailure checkSharedMemory(TransformOpInterface self,
+                                              linalg::LinalgOp producer,
+                                              Operation *loop,
+                                              MemRefType fusedType) {
+  int64_t tileBytes = workgroupBytes(fusedType);
+  if (tileBytes == 0)
+    return DiagnosedSilenceableFailure::success();
+  int64_t bytes = tileBytes;
+  loop->walk([&](memref::AllocOp alloc) {
+    bytes += workgroupBytes(alloc.getType());
+  });
+  if (bytes > kMaxStaticSharedBytes)
+    return reject(self, producer, RefusalCode::exceeds_smem,
+                  "the fused tile needs " + Twine(tileBytes) +
+                      " bytes of shared memory, " + Twine(bytes) +
+                      " with the block's other buffers; a block has " +
+                      Twine(kMaxStaticSharedBytes),
+                  "tile the consumer's block loop smaller");
   return DiagnosedSilenceableFailure::success();
 }
 
@@ -160,12 +258,13 @@ DiagnosedSilenceableFailure checkConsumerTile(TransformOpInterface self,
                   "tile with sizes that divide the extents");
   MemRefType fusedType = tirx::fusedTileType(found.tile, found.loop);
   if (!memref::CastOp::areCastCompatible(fusedType, tileType))
-    for (Operation *user : found.tile->getUsers())
-      if (!isa<linalg::LinalgOp>(user))
-        return reject(self, target, RefusalCode::other_use,
-                      "the tile is read by " + tirx::irPath(user) +
-                          ", which needs the tile's strided layout");
-  return DiagnosedSilenceableFailure::success();
+    for (memref::SubViewOp read : found.reads)
+      for (Operation *user : read->getUsers())
+        if (!isa<linalg::LinalgOp>(user))
+          return reject(self, target, RefusalCode::other_use,
+                        "the tile is read by " + tirx::irPath(user) +
+                            ", which needs the tile's strided layout");
+  return checkSharedMemory(self, producer, found.loop, fusedType);
 }
 } // namespace
 
@@ -201,7 +300,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       !check.succeeded())
     return check;
   FailureOr<linalg::LinalgOp> fused =
-      tirx::fuseIntoConsumerLoop(rewriter, producer, found.tile, found.fill);
+      tirx::fuseIntoConsumerLoop(rewriter, producer, found.reads, found.fill);
   if (failed(fused))
     return reject(self, target, RefusalCode::not_applicable,
                   "tiling the producer failed");

@@ -62,7 +62,11 @@ DiagnosedSilenceableFailure checkResources(TransformOpInterface self,
                   Twine(outputs) + " outputs for " + Twine(threads) +
                       " threads: the last step gives each output a thread",
                   "use smaller block tiles");
-  int64_t bytes = outputs * threads * (outType.getElementTypeBitWidth() / 8);
+  // Shuffles leave a slot per warp; the tree a slot per thread.
+  int64_t slots = tirx::reduceInBlockUsesShuffles(outType.getElementType())
+                      ? threads / 32
+                      : threads;
+  int64_t bytes = outputs * slots * (outType.getElementTypeBitWidth() / 8);
   if (bytes > maxSharedBytes)
     return reject(self, op, RefusalCode::exceeds_smem,
                   "the partial results need " + Twine(bytes) +

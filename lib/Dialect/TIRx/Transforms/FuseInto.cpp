@@ -72,7 +72,17 @@ static void eraseIfDead(RewriterBase &rewriter, Operation *alloc) {
 
 FailureOr<linalg::LinalgOp>
 tirx::fuseIntoConsumerLoop(RewriterBase &rewriter, linalg::LinalgOp producer,
-                           memref::SubViewOp tile, linalg::FillOp fill) {
+                           ArrayRef<memref::SubViewOp> tiles,
+                           linalg::FillOp fill) {
+  if (tiles.empty())
+    return failure();
+  // The tile computed once, before the first read; every read takes it.
+  memref::SubViewOp tile = tiles.front();
+  for (memref::SubViewOp other : tiles.drop_front())
+    if (other->getBlock() != tile->getBlock())
+      return failure();
+    else if (other->isBeforeInBlock(tile))
+      tile = other;
   Operation *loop = consumerLoopOf(producer, tile);
   auto producerTiling = dyn_cast<TilingInterface>(producer.getOperation());
   if (!loop || !producerTiling)
@@ -117,7 +127,8 @@ tirx::fuseIntoConsumerLoop(RewriterBase &rewriter, linalg::LinalgOp producer,
       memref::CastOp::areCastCompatible(privateType, tileType))
     replacement = memref::CastOp::create(rewriter, loc, tileType, privateTile);
   Operation *alloc = producer.getDpsInitOperand(0)->get().getDefiningOp();
-  rewriter.replaceOp(tile, replacement);
+  for (memref::SubViewOp read : tiles)
+    rewriter.replaceOp(read, replacement);
   rewriter.eraseOp(producer);
   if (fill)
     rewriter.eraseOp(fill);

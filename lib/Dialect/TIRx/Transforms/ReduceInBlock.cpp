@@ -18,6 +18,8 @@
 using namespace mlir;
 
 namespace {
+constexpr int32_t kWarpSize = 32;
+
 /// A forall of `count` iterations mapped to thread x, its body built by
 /// `body(builder, t)`.
 scf::ForallOp threadLoop(OpBuilder &b, Location loc, int64_t count,
@@ -207,57 +209,138 @@ struct BlockReduction {
     return partial;
   }
 
-  /// 1. Every thread's partial of every output, into `partials`.
+  /// Tree, step 1: every thread's partial of every output, into
+  /// `partials` (outputs x threads).
   scf::ForallOp emitPartials(OpBuilder &builder, TypedAttr neutral) {
     return threadLoop(builder, loc, threads, [&](OpBuilder &b, Value t) {
-      scf::ForOp::create(
-          b, loc, cst(b, 0), cst(b, outputs), cst(b, 1), ValueRange{},
-          [&](OpBuilder &b, Location, Value e, ValueRange) {
-            memref::StoreOp::create(b, loc, emitPartial(b, t, e, neutral),
-                                    partials, ValueRange{e, t});
-            scf::YieldOp::create(b, loc);
-          });
+      forEachOutput(b, [&](OpBuilder &b, Value e) {
+        memref::StoreOp::create(b, loc, emitPartial(b, t, e, neutral),
+                                partials, ValueRange{e, t});
+      });
     });
   }
 
-  /// 2. A tree: half the partials combine the other half's, log2 steps.
+  /// `value` combined across the 32 lanes of a warp: a butterfly of
+  /// shuffles (xor 16, 8, 4, 2, 1); every lane ends with the warp's total.
+  Value emitWarpReduce(OpBuilder &b, Value value) {
+    for (int32_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+      Value other = gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      value = tirx::combine(b, loc, combiner, value, other);
+    }
+    return value;
+  }
+
+  /// Combines `total` into output `e` (old value, then total).
+  void emitOutputUpdate(OpBuilder &b, Value e, Value total) {
+    Value out = op.getDpsInitOperand(0)->get();
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    SmallVector<Value> indices = loopIndices(b, e, Value());
+    for (Value &i : indices)
+      if (!i)
+        i = cst(b, 0); // the reduction index: absent from the output's map
+    SmallVector<Value> at = applyMap(b, outMap, indices);
+    Value old = memref::LoadOp::create(b, loc, out, at);
+    memref::StoreOp::create(b, loc, tirx::combine(b, loc, combiner, old, total),
+                            out, at);
+  }
+
+  /// `body` run by lane 0 alone (`lane` is the thread's lane).
+  void ifLaneZero(OpBuilder &b, Value lane,
+                  function_ref<void(OpBuilder &)> body) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        lane, cst(b, 0));
+    auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body(b);
+  }
+
+  /// A loop over the outputs, `body(b, e)` in it.
+  void forEachOutput(OpBuilder &b, function_ref<void(OpBuilder &, Value)> body) {
+    scf::ForOp::create(b, loc, cst(b, 0), cst(b, outputs), cst(b, 1),
+                       ValueRange{},
+                       [&](OpBuilder &b, Location, Value e, ValueRange) {
+                         body(b, e);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+
+  /// Shuffles, steps 1 and 2: every thread's partial of every output,
+  /// combined within its warp by shuffles; lane 0 of each warp writes the
+  /// warp's total to `partials` (outputs x warps).
+  scf::ForallOp emitWarpPartials(OpBuilder &builder, TypedAttr neutral) {
+    return threadLoop(builder, loc, threads, [&](OpBuilder &b, Value t) {
+      Value lane = arith::RemUIOp::create(b, loc, t, cst(b, kWarpSize));
+      Value warp = arith::DivUIOp::create(b, loc, t, cst(b, kWarpSize));
+      forEachOutput(b, [&](OpBuilder &b, Value e) {
+        Value total = emitWarpReduce(b, emitPartial(b, t, e, neutral));
+        ifLaneZero(b, lane, [&](OpBuilder &b) {
+          memref::StoreOp::create(b, loc, total, partials, ValueRange{e, warp});
+        });
+      });
+    });
+  }
+
+  /// Shuffles, step 3 (after one barrier): the first warp reads the warps'
+  /// totals (the neutral element past the last warp), combines them by
+  /// shuffles, and lane 0 combines the result into the output.
+  void emitWarpFinal(OpBuilder &builder, TypedAttr neutral) {
+    int64_t warps = threads / kWarpSize;
+    threadLoop(builder, loc, kWarpSize, [&](OpBuilder &b, Value lane) {
+      forEachOutput(b, [&](OpBuilder &b, Value e) {
+        Value value;
+        if (warps == kWarpSize) {
+          value = memref::LoadOp::create(b, loc, partials, ValueRange{e, lane});
+        } else {
+          Value inRange = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, lane, cst(b, warps));
+          auto ifOp = scf::IfOp::create(
+              b, loc, inRange,
+              [&](OpBuilder &b, Location) {
+                scf::YieldOp::create(
+                    b, loc,
+                    memref::LoadOp::create(b, loc, partials,
+                                           ValueRange{e, lane})
+                        .getResult());
+              },
+              [&](OpBuilder &b, Location) {
+                scf::YieldOp::create(
+                    b, loc, arith::ConstantOp::create(b, loc, neutral)
+                                .getResult());
+              });
+          value = ifOp.getResult(0);
+        }
+        Value total = emitWarpReduce(b, value);
+        ifLaneZero(b, lane,
+                   [&](OpBuilder &b) { emitOutputUpdate(b, e, total); });
+      });
+    });
+  }
+
+  /// Tree, step 2: half the partials combine the other half's, log2 steps.
   void emitTree(OpBuilder &builder) {
     for (int64_t half = threads / 2; half >= 1; half /= 2) {
       threadLoop(builder, loc, half, [&](OpBuilder &b, Value t) {
-        scf::ForOp::create(
-            b, loc, cst(b, 0), cst(b, outputs), cst(b, 1), ValueRange{},
-            [&](OpBuilder &b, Location, Value e, ValueRange) {
-              Value other = arith::AddIOp::create(b, loc, t, cst(b, half));
-              Value x =
-                  memref::LoadOp::create(b, loc, partials, ValueRange{e, t});
-              Value y = memref::LoadOp::create(b, loc, partials,
-                                               ValueRange{e, other});
-              memref::StoreOp::create(b, loc,
-                                      tirx::combine(b, loc, combiner, x, y),
-                                      partials, ValueRange{e, t});
-              scf::YieldOp::create(b, loc);
-            });
+        forEachOutput(b, [&](OpBuilder &b, Value e) {
+          Value other = arith::AddIOp::create(b, loc, t, cst(b, half));
+          Value x = memref::LoadOp::create(b, loc, partials, ValueRange{e, t});
+          Value y =
+              memref::LoadOp::create(b, loc, partials, ValueRange{e, other});
+          memref::StoreOp::create(b, loc, tirx::combine(b, loc, combiner, x, y),
+                                  partials, ValueRange{e, t});
+        });
       });
       gpu::BarrierOp::create(builder, loc);
     }
   }
 
-  /// 3. A thread per output combines the block's result into it.
+  /// Tree, step 3: a thread per output combines the block's result into it.
   void emitFinal(OpBuilder &builder) {
-    Value out = op.getDpsInitOperand(0)->get();
-    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     threadLoop(builder, loc, outputs, [&](OpBuilder &b, Value e) {
-      SmallVector<Value> indices = loopIndices(b, e, Value());
-      for (Value &i : indices)
-        if (!i)
-          i = cst(b, 0); // the reduction index: absent from the output's map
-      SmallVector<Value> at = applyMap(b, outMap, indices);
-      Value old = memref::LoadOp::create(b, loc, out, at);
-      Value total = memref::LoadOp::create(b, loc, partials,
-                                           ValueRange{e, cst(b, 0)});
-      memref::StoreOp::create(b, loc,
-                              tirx::combine(b, loc, combiner, old, total), out,
-                              at);
+      emitOutputUpdate(
+          b, e, memref::LoadOp::create(b, loc, partials, ValueRange{e, cst(b, 0)}));
     });
   }
 };
@@ -280,16 +363,35 @@ tirx::reduceInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
   TypedAttr neutral = *arith::getNeutralElement(r.combiner);
 
   rewriter.setInsertionPoint(op);
+  bool shuffles = reduceInBlockUsesShuffles(r.element);
+  int64_t slots = shuffles ? r.threads / kWarpSize : r.threads;
   auto space = gpu::AddressSpaceAttr::get(rewriter.getContext(),
                                           gpu::AddressSpace::Workgroup);
   r.partials = memref::AllocOp::create(
       rewriter, r.loc,
-      MemRefType::get({r.outputs, r.threads}, r.element,
+      MemRefType::get({r.outputs, slots}, r.element,
                       MemRefLayoutAttrInterface(), space));
-  scf::ForallOp first = r.emitPartials(rewriter, neutral);
-  gpu::BarrierOp::create(rewriter, r.loc);
-  r.emitTree(rewriter);
-  r.emitFinal(rewriter);
+  scf::ForallOp first;
+  if (shuffles) {
+    // The output is updated after a barrier even with one warp: every
+    // thread of the block may have written it before (the fill that
+    // fuse_into leaves before a fused reduction).
+    first = r.emitWarpPartials(rewriter, neutral);
+    gpu::BarrierOp::create(rewriter, r.loc);
+    if (slots > 1)
+      r.emitWarpFinal(rewriter, neutral);
+    else
+      r.emitFinal(rewriter);
+  } else {
+    first = r.emitPartials(rewriter, neutral);
+    gpu::BarrierOp::create(rewriter, r.loc);
+    r.emitTree(rewriter);
+    r.emitFinal(rewriter);
+  }
   rewriter.eraseOp(op);
   return first;
+}
+
+bool tirx::reduceInBlockUsesShuffles(Type element) {
+  return element.isIntOrFloat() && element.getIntOrFloatBitWidth() == 32;
 }

@@ -390,3 +390,139 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Softmax's shape without the max: the exponentials are read by the row
+// sum (fused first) and by the division, both through the block's one row
+// tile: the exp is computed once into shared memory, before the first
+// read, and both reads take it.
+#x = affine_map<(i, j) -> (i, j)>
+#r = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @read_by_two
+//   CHECK-NOT:   memref.alloc() : memref<64x128xf32>
+//       CHECK:   scf.forall (%{{.*}}) in (64)
+//       CHECK:     %[[ROW:.*]] = memref.alloc() : memref<1x128xf32, #gpu.address_space<workgroup>>
+//       CHECK:     %[[SUM:.*]] = memref.alloc() : memref<1xf32, #gpu.address_space<workgroup>>
+//       CHECK:     gpu.barrier
+//       CHECK:     linalg.generic {{.*}} outs(%[[ROW]] : memref<1x128xf32, #gpu.address_space<workgroup>>)
+//       CHECK:       math.exp
+//       CHECK:     gpu.barrier
+//       CHECK:     linalg.fill {{.*}} outs(%[[SUM]]
+//       CHECK:     linalg.generic {{.*}} ins(%[[ROW]] : {{.*}}) outs(%[[SUM]] : {{.*}})
+//       CHECK:       arith.addf
+//       CHECK:     gpu.barrier
+//       CHECK:     linalg.generic {{.*}} ins(%[[ROW]], %[[SUM]] : {{.*}})
+//       CHECK:       arith.divf
+//   CHECK-NOT:   math.exp
+//   CHECK-NOT:   memref.dealloc
+//       CHECK:   return
+func.func @read_by_two(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = memref.alloc() : memref<64x128xf32>
+  %s = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x128xf32>) outs(%e : memref<64x128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %ex = math.exp %a : f32
+    linalg.yield %ex : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s : memref<64xf32>)
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%e : memref<64x128xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sum = arith.addf %acc, %a : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#x, #r, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : memref<64x128xf32>, memref<64xf32>) outs(%y : memref<64x128xf32>) {
+  ^bb0(%a: f32, %sum: f32, %o: f32):
+    %q = arith.divf %a, %sum : f32
+    linalg.yield %q : f32
+  }
+  memref.dealloc %e : memref<64x128xf32>
+  memref.dealloc %s : memref<64xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %exp, %sum, %div = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %t, %f = transform.tirx.tile_to_blocks %div tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fs = transform.tirx.fuse_into %sum : (!transform.any_op) -> !transform.any_op
+    %fe = transform.tirx.fuse_into %exp : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: two readers, each tiled in a loop of its own: the tiles are not
+// one block's.
+#id = affine_map<(d0) -> (d0)>
+func.func @two_loops(%x: memref<1024xf32>, %y: memref<1024xf32>, %z: memref<1024xf32>) {
+  %t = memref.alloc() : memref<1024xf32>
+  // expected-note @below {{payload op: func @two_loops / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%y : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<1024xf32>) outs(%z : memref<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %p, %c1, %c2 = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %t1, %f1 = transform.tirx.tile_to_blocks %c1 tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t2, %f2 = transform.tirx.tile_to_blocks %c2 tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{other_use: the intermediate buffer is read through func @two_loops / scf.forall#}}
+    // expected-note @below {{hint: fuse when every read is of the block's one tile}}
+    %fused = transform.tirx.fuse_into %p : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: a block's tile of 16384 floats (64 KiB) does not fit in a
+// block's static shared memory.
+#id = affine_map<(d0) -> (d0)>
+func.func @too_big(%x: memref<65536xf32>, %y: memref<65536xf32>) {
+  %t = memref.alloc() : memref<65536xf32>
+  // expected-note @below {{payload op: func @too_big / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<65536xf32>) outs(%t : memref<65536xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<65536xf32>) outs(%y : memref<65536xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %p, %c = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t, %f = transform.tirx.tile_to_blocks %c tile_sizes [16384] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{exceeds_smem: the fused tile needs 65536 bytes of shared memory, 65536 with the block's other buffers; a block has 49152}}
+    // expected-note @below {{hint: tile the consumer's block loop smaller}}
+    %fused = transform.tirx.fuse_into %p : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -1,16 +1,23 @@
 // reduce_in_block: a block's reduction shared by its threads: strided
-// partial results in shared memory, a tree between barriers, a thread per
-// output at the end.
+// partial results; for 32-bit elements combined within each warp by
+// shuffles, the warps' totals through shared memory once (one barrier),
+// then by the first warp's shuffles; for others a tree in shared memory
+// between barriers.
 // RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics | FileCheck %s
 
-// A row per block, 64 threads, 256 floats a row: thread t sums floats 4t to
-// 4t + 3 as a vector (256 = 4 x 64: one step), reduces it; then 6 steps of
-// 32, 16, 8, 4, 2, 1 threads; thread 0 adds the total to s.
+// A row per block, 64 threads (2 warps), 256 floats a row: thread t sums
+// floats 4t to 4t + 3 as a vector (256 = 4 x 64: one step), reduces it;
+// the warp combines by shuffles xor 16, 8, 4, 2, 1; lane 0 stores the
+// warp's total in shared memory (1 x 2); one barrier; the first warp
+// loads the 2 totals (0 past them), combines them by shuffles, and lane 0
+// adds the total to s.
 // CHECK-LABEL: func.func @row_sums
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   scf.forall (%[[ROW:.*]]) in (8)
-//       CHECK:     %[[P:.*]] = memref.alloc() : memref<1x64xf32, #gpu.address_space<workgroup>>
+//       CHECK:     %[[P:.*]] = memref.alloc() : memref<1x2xf32, #gpu.address_space<workgroup>>
 //       CHECK:     scf.forall (%[[T:.*]]) in (64)
+//       CHECK:       %[[LANE:.*]] = arith.remui %[[T]], %c32
+//       CHECK:       %[[WARP:.*]] = arith.divui %[[T]], %c32
 //       CHECK:       scf.for %[[E:.*]] = %c0{{.*}} to %c1{{.*}} step %c1{{.*}}
 //       CHECK:         %[[ZERO:.*]] = vector.broadcast %cst{{.*}} : f32 to vector<4xf32>
 //       CHECK:         %[[SUM:.*]] = scf.for %[[S:.*]] = %[[T]] to %c64{{.*}} step %c64{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (vector<4xf32>)
@@ -18,22 +25,43 @@
 //       CHECK:           vector.load %{{.*}} : memref<1x256xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
 //       CHECK:           arith.addf %[[ACC]], %{{.*}} : vector<4xf32>
 //       CHECK:         %[[R:.*]] = vector.reduction <add>, %[[SUM]] : vector<4xf32> into f32
-//       CHECK:         memref.store %[[R]], %[[P]][%[[E]], %[[T]]]
+//       CHECK:         %[[O16:.*]] = arith.constant 16 : i32
+//       CHECK:         %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[R]], %[[O16]], %{{.*}} : f32
+//       CHECK:         %[[R16:.*]] = arith.addf %[[R]], %[[S16]] : f32
+//       CHECK:         %[[O8:.*]] = arith.constant 8 : i32
+//       CHECK:         %[[S8:.*]], %{{.*}} = gpu.shuffle xor %[[R16]], %[[O8]]
+//       CHECK:         %[[R8:.*]] = arith.addf %[[R16]], %[[S8]] : f32
+//       CHECK:         %[[O4:.*]] = arith.constant 4 : i32
+//       CHECK:         %[[S4:.*]], %{{.*}} = gpu.shuffle xor %[[R8]], %[[O4]]
+//       CHECK:         %[[R4:.*]] = arith.addf %[[R8]], %[[S4]] : f32
+//       CHECK:         %[[O2:.*]] = arith.constant 2 : i32
+//       CHECK:         %[[S2:.*]], %{{.*}} = gpu.shuffle xor %[[R4]], %[[O2]]
+//       CHECK:         %[[R2:.*]] = arith.addf %[[R4]], %[[S2]] : f32
+//       CHECK:         %[[O1:.*]] = arith.constant 1 : i32
+//       CHECK:         %[[S1:.*]], %{{.*}} = gpu.shuffle xor %[[R2]], %[[O1]]
+//       CHECK:         %[[R1:.*]] = arith.addf %[[R2]], %[[S1]] : f32
+//   CHECK-NOT:         gpu.shuffle
+//       CHECK:         %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+//       CHECK:         scf.if %[[FIRST]] {
+//       CHECK:           memref.store %[[R1]], %[[P]][%[[E]], %[[WARP]]]
 //       CHECK:     } {mapping = [#gpu.thread<x>]}
-//       CHECK:     gpu.barrier
-//       CHECK:     scf.forall (%{{.*}}) in (32)
-//       CHECK:     gpu.barrier
-//       CHECK:     scf.forall (%{{.*}}) in (16)
-//       CHECK:     scf.forall (%{{.*}}) in (1)
-//       CHECK:       memref.load %[[P]]
-//       CHECK:       memref.load %[[P]]
-//       CHECK:       arith.addf
-//       CHECK:     gpu.barrier
-//       CHECK:     scf.forall (%[[O:.*]]) in (1)
-//       CHECK:       %[[OLD:.*]] = memref.load %{{.*}} : memref<1xf32, strided<[1], offset: ?>>
-//       CHECK:       %[[TOT:.*]] = memref.load %[[P]][%[[O]], %c0{{.*}}]
-//       CHECK:       %[[NEW:.*]] = arith.addf %[[OLD]], %[[TOT]]
-//       CHECK:       memref.store %[[NEW]]
+//  CHECK-NEXT:     gpu.barrier
+//  CHECK-NEXT:     scf.forall (%[[L:.*]]) in (32)
+//       CHECK:         %[[IN:.*]] = arith.cmpi ult, %[[L]], %c2
+//       CHECK:         %[[V:.*]] = scf.if %[[IN]] -> (f32) {
+//       CHECK:           memref.load %[[P]][%{{.*}}, %[[L]]]
+//       CHECK:         } else {
+//       CHECK:           arith.constant 0.000000e+00 : f32
+//       CHECK:         gpu.shuffle xor %[[V]], %{{.*}}
+// CHECK-COUNT-4:       gpu.shuffle xor
+//   CHECK-NOT:         gpu.shuffle
+//       CHECK:         scf.if
+//       CHECK:           %[[OLD:.*]] = memref.load %{{.*}} : memref<1xf32, strided<[1], offset: ?>>
+//       CHECK:           %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}}
+//       CHECK:           memref.store %[[NEW]]
+//       CHECK:     } {mapping = [#gpu.thread<x>]}
+//   CHECK-NOT:     gpu.barrier
+//   CHECK-NOT:     scf.forall
 //       CHECK:   return
 func.func @row_sums(%x: memref<8x256xf32>, %s: memref<8xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
@@ -56,12 +84,24 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // 100 floats a row: no 4 x 32 split of it; scalars, thread t takes t,
-// t + 32, ... The body's square is cloned as it is.
+// t + 32, ... The body's square is cloned as it is. One warp: shuffles,
+// lane 0 stores the total in shared memory; after the barrier (every thread
+// of a larger block may have filled the output before), a thread per
+// output adds it into the output.
 // CHECK-LABEL: func.func @squares
+//       CHECK:   %[[P:.*]] = memref.alloc() : memref<1x1xf32, #gpu.address_space<workgroup>>
 //       CHECK:   scf.for %{{.*}} = %{{.*}} to %c100{{.*}} step %c32{{.*}} iter_args(%[[ACC:.*]] = %cst{{.*}}) -> (f32)
 //       CHECK:     %[[X:.*]] = memref.load
 //       CHECK:     %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : f32
 //       CHECK:     arith.addf %[[ACC]], %[[SQ]] : f32
+// CHECK-COUNT-5:   gpu.shuffle xor
+//       CHECK:     scf.if
+//       CHECK:       memref.store {{.*}}, %[[P]]
+//       CHECK:   gpu.barrier
+//       CHECK:   scf.forall (%{{.*}}) in (1)
+//       CHECK:     memref.load %[[P]]
+//   CHECK-NOT:   gpu.barrier
+//       CHECK:   return
 func.func @squares(%x: memref<4x100xf32>, %s: memref<4xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4x100xf32>) outs(%s : memref<4xf32>) {
@@ -77,6 +117,41 @@ module attributes {transform.with_named_sequence} {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %r = transform.tirx.reduce_in_block %t threads = 32 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// 64-bit elements: no shuffles; every thread's partial in shared memory
+// (1 x 64 f64), a tree of 6 steps between barriers, a thread per output.
+// CHECK-LABEL: func.func @wide_sums
+//   CHECK-NOT:   gpu.shuffle
+//       CHECK:   %[[P:.*]] = memref.alloc() : memref<1x64xf64, #gpu.address_space<workgroup>>
+//       CHECK:   scf.forall (%{{.*}}) in (64)
+//       CHECK:   gpu.barrier
+//       CHECK:   scf.forall (%{{.*}}) in (32)
+//       CHECK:   gpu.barrier
+//       CHECK:   scf.forall (%{{.*}}) in (1)
+//       CHECK:   gpu.barrier
+//       CHECK:   scf.forall (%{{.*}}) in (1)
+//       CHECK:     memref.load %[[P]]
+//   CHECK-NOT:   gpu.barrier
+//       CHECK:   return
+func.func @wide_sums(%x: memref<8x256xf64>, %s: memref<8xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x256xf64>) outs(%s : memref<8xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.addf %acc, %a : f64
+    linalg.yield %r : f64
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }

@@ -355,9 +355,9 @@ def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.gener
 def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
   {"params": {"type": "object", "additionalProperties": false, "properties": {}},
    "preconditions": ["the target is a linalg op on buffers with one output, written through its parallel loops in order: elementwise, or a reduction (its reduction loops left out of the output) started by a linalg.fill of the output right before it",
-                     "its output is an intermediate buffer (memref.alloc or memref.alloca) that is only deallocated, filled (a reduction) or read through one memref.subview inside a later scf.forall or scf.for",
+                     "its output is an intermediate buffer (memref.alloc or memref.alloca) that is only deallocated, filled (a reduction) or read through memref.subviews of one tile, in one block of a later scf.forall or scf.for",
                      "nothing between the target and that loop touches memory, and nothing in the loop writes the target's inputs or the intermediate tile",
-                     "the tile is static with unit strides"]}
+                     "the tile is static with unit strides; in a loop over blocks, it and the loop's other shared buffers fit in 48 KiB"]}
 }]> {
   let summary = "Fuse a producer into its consumer's loop";
   let description = [{
@@ -374,8 +374,15 @@ def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
     iteration fills its private tile and reduces all of the reduction
     loops into it. In a block loop the tile is shared by the block's
     threads; tile the fused reduction with `tile_to_threads` (a thread per
-    output element) before `map_to_gpu`, which refuses a shared
-    read-modify-write left to every thread (`shared_race`).
+    output element) or `reduce_in_block` before `map_to_gpu`, which
+    refuses a shared read-modify-write left to every thread (`shared_race`).
+
+    An intermediate read through several subviews of the same tile in one
+    block (softmax's exponentials, read by the row sum once that is fused
+    and by the division; layer norm's row sum, read by the variance and the
+    normalization) is computed once, before the first read, and every read
+    takes it: in a block loop the row is staged in shared memory, and a
+    whole normalization becomes one kernel.
 
     ```mlir
     %fused = transform.tirx.fuse_into %producer
@@ -396,7 +403,8 @@ def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
     `no_consumer_loop`, `other_use` (the intermediate is used otherwise;
     named), `bad_order` (an op between producer and loop touches memory;
     named), `input_written` (the loop writes an input of the producer or
-    the tile; named) or `dynamic_tile`.
+    the tile; named), `dynamic_tile` or `exceeds_smem` (in a block loop,
+    the tile and the loop's other shared buffers above 48 KiB).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target);
   let results = (outs TransformHandleTypeInterface:$fused);
@@ -553,23 +561,27 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     "properties": {"threads": {"type": "integer", "enum": [32, 64, 128, 256, 512, 1024],
       "description": "threads of the block that share each output's reduction"},
      "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
-      "description": "the device's shared memory per block (the partial results take outputs x threads elements)"}}},
+      "description": "the device's shared memory per block (the partial results take outputs x threads / 32 elements of 32 bits, outputs x threads otherwise)"}}},
    "preconditions": ["the target is a linalg op on buffers with one output and one reduction loop of static extent, inside a forall mapped to blocks and not split among threads",
                      "its body combines into the output with one of add, mul, max, min, and, or, xor and uses no linalg.index",
-                     "its outputs (per block) are at most threads, and outputs x threads elements fit in max_shared_bytes"]}
+                     "its outputs (per block) are at most threads, and the partial results (outputs x threads / 32 for 32-bit elements, else outputs x threads) fit in max_shared_bytes"]}
 }]> {
-  let summary = "Reduce with all the threads of a block (a tree in shared memory)";
+  let summary = "Reduce with all the threads of a block (warp shuffles)";
   let description = [{
     Replaces a block's reduction by a cooperative one: thread `t` of
     `threads` reduces elements `t, t + threads, ...` of each output's
     reduction loop (neighbouring threads read neighbouring elements) into a
-    partial result in shared memory, 4 elements at a time (a vector, then
+    partial result, 4 elements at a time (a vector, then
     `vector.reduction`) where the inputs read along the loop are contiguous
     32-bit buffers, the body is elementwise and 4 x `threads` divides the
-    loop; a tree of `log2(threads)` steps,
-    each between barriers, combines the partials; one thread per output
-    then combines the result into the output. The foralls are mapped to
-    threads; `map_to_gpu` needs at least `threads` threads in the block.
+    loop. For 32-bit outputs each warp combines its partials by
+    `gpu.shuffle xor` 16, 8, 4, 2, 1 (`shfl.sync.bfly`), lane 0 writes the
+    warp's total to shared memory, and after one barrier the first warp
+    combines those by shuffles and its lane 0 combines the result into the
+    output. Other outputs take a tree in shared memory: `log2(threads)`
+    steps, each between barriers, then one thread per output. The foralls
+    are mapped to threads; `map_to_gpu` needs at least `threads` threads in
+    the block.
 
     This is what a reduction fused into a block loop by `fuse_into` (RMSNorm's
     sum of squares, softmax's max and sum) needs to use the whole block

@@ -64,24 +64,25 @@ Operation *consumerLoopOf(Operation *producer, memref::SubViewOp tile);
 /// shape, in workgroup memory when `loop` is a forall mapped to blocks.
 MemRefType fusedTileType(memref::SubViewOp tile, Operation *loop);
 
-/// Computes `producer`'s part of `tile` inside the consumer's loop
-/// (consumerLoopOf), into a buffer of its own (fusedTileType: shared between
-/// barriers in a block's loop, private elsewhere) that the loop then reads
-/// instead of `tile`; removes `producer` and `fill` (which starts a
-/// reduction's output) and the intermediate when nothing else uses it.
-/// Returns the fused op.
+/// Computes `producer`'s part of `tiles` (equal tiles: the same source,
+/// offsets, sizes and strides, in one block) inside the consumer's loop
+/// (consumerLoopOf), once, before the first of them, into a buffer of its
+/// own (fusedTileType: shared between barriers in a block's loop, private
+/// elsewhere) that every one of those reads then takes instead of its tile;
+/// removes `producer` and `fill` (which starts a reduction's output) and the
+/// intermediate when nothing else uses it. Returns the fused op.
 ///
 /// Assumes (fuse_into checks them): `producer` is on buffers with one
 /// output, a buffer allocated in the function, written through the parallel
-/// loops in order; `tile` is its only other reader (besides deallocations
-/// and `fill`), a static, full-rank, unit-stride memref.subview in a loop
-/// after `producer` that writes neither the intermediate nor the producer's
-/// inputs; the tile's users accept fusedTileType (cast-compatible with the
-/// tile's, or linalg ops).
-FailureOr<linalg::LinalgOp> fuseIntoConsumerLoop(RewriterBase &rewriter,
-                                                 linalg::LinalgOp producer,
-                                                 memref::SubViewOp tile,
-                                                 linalg::FillOp fill = {});
+/// loops in order; `tiles` are its only other readers (besides
+/// deallocations and `fill`), static, full-rank, unit-stride
+/// memref.subviews in a loop after `producer` that writes neither the
+/// intermediate nor the producer's inputs; the tiles' users accept
+/// fusedTileType (cast-compatible with the tile's, or linalg ops).
+FailureOr<linalg::LinalgOp>
+fuseIntoConsumerLoop(RewriterBase &rewriter, linalg::LinalgOp producer,
+                     ArrayRef<memref::SubViewOp> tiles,
+                     linalg::FillOp fill = {});
 
 //===----------------------------------------------------------------------===//
 // reduce_in_block
@@ -94,9 +95,14 @@ struct ReduceInBlockOptions {
 
 /// Rewrites `op` into a reduction shared by the threads of a block: each
 /// thread reduces a strided part of every output (4 elements at a time
-/// where the inputs allow), into a workgroup buffer of partials; a tree
-/// combines them in log2(threads) steps; a thread per output combines the
-/// result into it. Returns the first forall (the partials').
+/// where the inputs allow). For 32-bit elements (reduceInBlockUsesShuffles)
+/// each warp then combines its partials by shuffles (xor 16, 8, 4, 2, 1),
+/// lane 0 writes the warp's total to shared memory (outputs x warps), and
+/// after one barrier the first warp combines those by shuffles and its
+/// lane 0 combines the result into the output (one warp: a thread per
+/// output does, after the barrier). Other elements go through shared memory (outputs x threads)
+/// and a tree of log2(threads) steps between barriers; a thread per output
+/// combines the result into it. Returns the first forall (the partials').
 ///
 /// Assumes (reduce_in_block checks them): `op` is on buffers with static
 /// shapes and one output indexed by the parallel loops alone, has a single
@@ -105,6 +111,10 @@ struct ReduceInBlockOptions {
 FailureOr<scf::ForallOp> reduceInBlock(RewriterBase &rewriter,
                                        linalg::LinalgOp op,
                                        const ReduceInBlockOptions &options);
+
+/// Whether reduceInBlock combines partials of `element` by warp shuffles
+/// (32-bit integers and floats) rather than a tree in shared memory.
+bool reduceInBlockUsesShuffles(Type element);
 
 //===----------------------------------------------------------------------===//
 // split_reduction
