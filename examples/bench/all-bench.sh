@@ -50,6 +50,6 @@ python3 "$here/peers.py" --samples "$samples" --only "$only" -o "$out/peers.json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/nvidia-smi.txt" 2>/dev/null || true
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 python3 "$here/report.py" "$out" --bundles "$bundles" --commit "$commit" \
-  --command "examples/bench/all-bench.sh $build OUT (TIRX_BENCH_SAMPLES=$samples${TIRX_BENCH_ONLY:+ TIRX_BENCH_ONLY=$only})" \
+  --command "${TIRX_BENCH_ONLY:+TIRX_BENCH_ONLY=$only }${TIRX_BENCH_COMPILE_MODE:+TIRX_BENCH_COMPILE_MODE=$TIRX_BENCH_COMPILE_MODE }TIRX_BENCH_SAMPLES=$samples examples/bench/all-bench.sh $build OUT" \
   --tirx-wall "$tirx_s" --wall "$(( $(date +%s) - start ))" || status=1
 exit $status
