@@ -49,7 +49,7 @@ tirx_s=$(( $(date +%s) - start ))
 python3 "$here/peers.py" --samples "$samples" --only "$only" -o "$out/peers.json" || status=1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/nvidia-smi.txt" 2>/dev/null || true
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
-python3 "$here/report.py" "$out" --bundles "$bundles" --commit "$commit" \
+python3 "$here/report.py" "$out" --bundles "$bundles" --commit "$commit" --samples "$samples" \
   --command "${TIRX_BENCH_ONLY:+TIRX_BENCH_ONLY=$only }${TIRX_BENCH_COMPILE_MODE:+TIRX_BENCH_COMPILE_MODE=$TIRX_BENCH_COMPILE_MODE }TIRX_BENCH_SAMPLES=$samples examples/bench/all-bench.sh $build OUT" \
   --tirx-wall "$tirx_s" --wall "$(( $(date +%s) - start ))" || status=1
 exit $status

@@ -181,6 +181,7 @@ def main():
     p.add_argument("--bundles", required=True)
     p.add_argument("--command", default="examples/bench/all-bench.sh build OUT")
     p.add_argument("--commit", default="unknown")
+    p.add_argument("--samples", type=int, help="the run's sample count (tirx-run --samples)")
     p.add_argument("--tirx-wall", type=float)
     p.add_argument("--wall", type=float)
     args = p.parse_args()
@@ -204,10 +205,13 @@ def main():
         "sm_count": pmeta.get("sm_count") or profile.get("sm_count"),
         "nvidia_smi": smi, "cuda_driver_api": pmeta.get("cuda_driver_api"),
         "torch": pmeta.get("torch"), "triton": pmeta.get("triton"),
-        "compile_mode": pmeta.get("compile_mode"),
+        "compile_mode": pmeta.get("compile_mode") or timing.COMPILE_MODE,
         "command": args.command, "commit": args.commit,
-        "samples": pmeta.get("samples"), "warmup": pmeta.get("warmup"),
-        "flush_bytes": pmeta.get("flush_bytes"), "flush": pmeta.get("flush"),
+        "samples": args.samples or pmeta.get("samples"),
+        "warmup": pmeta.get("warmup") or timing.WARMUP,
+        "flush_bytes": pmeta.get("flush_bytes") or (
+            max(2 * profile["l2_bytes"], 64 << 20) if profile.get("l2_bytes") else None),
+        "flush": pmeta.get("flush") or "cuMemsetD32Async",
         "copy_bandwidth_gbs_tirx_run": profile.get("copy_bandwidth_gbs"),
         "timer_quantum_us": quantum,
         "timer_documented_resolution_us": timing.DOCUMENTED_EVENT_RESOLUTION_US,
