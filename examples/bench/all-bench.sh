@@ -12,13 +12,16 @@
 #   TIRX_BENCH_SAMPLES       samples per kernel, TIRx and peers alike (1000)
 #   TIRX_BENCH_ONLY          a comma list of saxpy,exp-scale,rowsum,rmsnorm,matmul
 #   TIRX_BENCH_COMPILE_MODE  torch.compile mode (max-autotune-no-cudagraphs)
+#   TIRX_BENCH_COMMIT        the commit to name in the table (default: git's)
 # Exit status: 1 if a TIRx bundle failed its check or was implausible, or a
 # peer failed its check; the table is written either way.
 source "$(dirname "$0")/common.sh"
 samples=${TIRX_BENCH_SAMPLES:-1000}
 only=${TIRX_BENCH_ONLY:-saxpy,exp-scale,rowsum,rmsnorm,matmul}
-export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-$out/cache/inductor}
-export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$out/cache/triton}
+# Compiler caches outside OUT_DIR (OUT_DIR holds only what the table needs);
+# a second run on the same host reuses them and compiles faster.
+export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-${TMPDIR:-/tmp}/tirx-bench-cache/inductor}
+export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-${TMPDIR:-/tmp}/tirx-bench-cache/triton}
 status=0
 start=$(date +%s)
 tirx() { # name reference bundle...: one tirx-run process, feedback in $out/name-tirx.json
@@ -48,7 +51,7 @@ done
 tirx_s=$(( $(date +%s) - start ))
 python3 "$here/peers.py" --samples "$samples" --only "$only" -o "$out/peers.json" || status=1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/nvidia-smi.txt" 2>/dev/null || true
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${TIRX_BENCH_COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 python3 "$here/report.py" "$out" --bundles "$bundles" --commit "$commit" --samples "$samples" \
   --command "${TIRX_BENCH_ONLY:+TIRX_BENCH_ONLY=$only }${TIRX_BENCH_COMPILE_MODE:+TIRX_BENCH_COMPILE_MODE=$TIRX_BENCH_COMPILE_MODE }TIRX_BENCH_SAMPLES=$samples examples/bench/all-bench.sh $build OUT" \
   --tirx-wall "$tirx_s" --wall "$(( $(date +%s) - start ))" || status=1
