@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Analysis/Access.h"
@@ -458,6 +459,16 @@ void ExportBundlePass::runOnOperation() {
     return signalPassFailure();
   }
   options.toolkit = *found;
+
+  if (std::optional<mlir::tirx::TensorUse> tensor =
+          mlir::tirx::findTensorUse(module)) {
+    tensor->op->emitError()
+        << "tirx-export-bundle: the payload works on tensors ("
+        << tensor->what << " is " << tensor->type
+        << "): a kernel reads and writes buffers; apply bufferize first "
+           "(the bufferize action, or tirx-opt --tirx-bufferize)";
+    return signalPassFailure();
+  }
 
   // Work on a copy: the payload stays as it was.
   OwningOpRef<ModuleOp> copy = module.clone();
