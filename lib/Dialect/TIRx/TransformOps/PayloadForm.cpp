@@ -74,10 +74,7 @@ mlir::tirx::detail::requireStaticLoops(TransformOpInterface op,
                       "time" + (type.empty() ? "" : " (" + type + ")"),
                   "TIRx schedules static shapes: specialize the payload for "
                   "the sizes it runs with (e.g. memref<4096xf32> for "
-                  "memref<?xf32>)" +
-                      std::string(sizes.empty()
-                                      ? ""
-                                      : ", or leave the loop untiled (size 0)"));
+                  "memref<?xf32>)");
   }
   return DiagnosedSilenceableFailure::success();
 }
@@ -87,6 +84,7 @@ Operation *mlir::tirx::detail::generalized(RewriterBase &rewriter,
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp || isa<linalg::GenericOp>(target))
     return target;
+  OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(target);
   FailureOr<linalg::GenericOp> generic =
       linalg::generalizeNamedOp(rewriter, linalgOp);

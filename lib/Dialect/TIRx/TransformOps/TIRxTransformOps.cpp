@@ -60,7 +60,9 @@ DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
       code != RefusalCode::bad_permutation &&
       code != RefusalCode::missing_interface &&
       code != RefusalCode::on_tensors &&
-      code != RefusalCode::not_bufferizable && tirx::worksOnTensors(target))
+      code != RefusalCode::not_bufferizable &&
+      !isa<tirx::BufferizeOp>(op.getOperation()) &&
+      tirx::worksOnTensors(target))
     return requireBuffers(op, target);
   Refusal refusal(code, message.str(), hint.str());
   refusal.payloadOp = tirx::irPath(target);
@@ -916,6 +918,12 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   llvm::SmallPtrSet<Operation *, 8> before;
   if (func)
     func->walk([&](memref::AllocOp a) { before.insert(a); });
+  // A named op verifies its operands' static sizes against each other
+  // (linalg.transpose: dim(result, 0) = dim(input, permutation[0])), which
+  // the promoted views of dynamic size fail until canonicalized: promote
+  // its generic form.
+  linalgOp = cast<linalg::LinalgOp>(generalized(rewriter, target));
+  rewriter.setInsertionPoint(linalgOp);
   FailureOr<linalg::LinalgOp> promoted =
       linalg::promoteSubViews(rewriter, linalgOp, options);
   if (failed(promoted))
