@@ -918,12 +918,15 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   llvm::SmallPtrSet<Operation *, 8> before;
   if (func)
     func->walk([&](memref::AllocOp a) { before.insert(a); });
-  // A named op verifies its operands' static sizes against each other
-  // (linalg.transpose: dim(result, 0) = dim(input, permutation[0])), which
-  // the promoted views of dynamic size fail until canonicalized: promote
-  // its generic form.
-  linalgOp = cast<linalg::LinalgOp>(generalized(rewriter, target));
-  rewriter.setInsertionPoint(linalgOp);
+  // linalg.transpose, broadcast, reduce and map verify their operands'
+  // sizes against each other (dim(result, 0) = dim(input, permutation[0])),
+  // which the promoted views of dynamic size fail until canonicalized:
+  // promote their generic form. (A matmul stays one: use_mma needs it.)
+  if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::ReduceOp,
+          linalg::MapOp>(target)) {
+    linalgOp = cast<linalg::LinalgOp>(generalized(rewriter, target));
+    rewriter.setInsertionPoint(linalgOp);
+  }
   FailureOr<linalg::LinalgOp> promoted =
       linalg::promoteSubViews(rewriter, linalgOp, options);
   if (failed(promoted))
