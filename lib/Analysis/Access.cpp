@@ -241,6 +241,12 @@ OpFlops mlir::tirx::opFlops(Operation *op) {
     return {lanes, false};
   if (name == "math.fma" || name == "vector.fma" || name == "vector.contract")
     return {2 * lanes, false};
+  // A horizontal reduction of n lanes: n - 1 combines.
+  if (name == "vector.reduction")
+    if (auto vec = dyn_cast<VectorType>(op->getOperand(0).getType()))
+      return {std::max<int64_t>(0, vec.getNumElements() - 1) +
+                  (op->getNumOperands() > 1 ? 1 : 0),
+              false};
   return {};
 }
 

@@ -35,13 +35,16 @@ json::Value real(std::optional<double> v) {
   return v && std::isfinite(*v) ? json::Value(*v) : json::Value("unknown");
 }
 
+/// The bytes of a static memref, or of a static tensor (a front end's
+/// payload: the buffer it becomes once bufferized).
 std::optional<int64_t> staticBytes(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape() ||
-      !memref.getElementType().isIntOrFloat())
+  if (!isa<MemRefType, RankedTensorType>(type))
     return std::nullopt;
-  return memref.getNumElements() *
-         int64_t(std::max(1u, memref.getElementTypeBitWidth() / 8));
+  auto shaped = cast<ShapedType>(type);
+  if (!shaped.hasStaticShape() || !shaped.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return shaped.getNumElements() *
+         int64_t(std::max(1u, shaped.getElementTypeBitWidth() / 8));
 }
 
 json::Array shapeOf(Type type) {
@@ -355,17 +358,34 @@ json::Object memoryFootprint(const ViewInputs &in) {
       if (func.isExternal())
         return;
       for (BlockArgument arg : func.getArguments()) {
-        if (!isa<BaseMemRefType>(arg.getType()))
+        if (!isa<BaseMemRefType, TensorType>(arg.getType()))
           continue;
         json::Object entry = base(op);
         entry["name"] = bufferName(arg);
         entry["kind"] = "argument";
         entry["type"] = typeText(arg.getType());
         entry["element_type"] =
-            typeText(cast<BaseMemRefType>(arg.getType()).getElementType());
+            typeText(cast<ShapedType>(arg.getType()).getElementType());
         entry["shape"] = shapeOf(arg.getType());
         entry["bytes"] = number(staticBytes(arg.getType()));
-        entry["space"] = memorySpaceName(arg.getType());
+        entry["space"] = isa<TensorType>(arg.getType())
+                             ? std::string("global")
+                             : memorySpaceName(arg.getType());
+        buffers.push_back(std::move(entry));
+      }
+      // A tensor result: the out-parameter bufferize makes of it.
+      for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+        if (!isa<TensorType>(type))
+          continue;
+        json::Object entry = base(op);
+        entry["name"] = "result" + std::to_string(i);
+        entry["kind"] = "result";
+        entry["type"] = typeText(type);
+        entry["element_type"] =
+            typeText(cast<ShapedType>(type).getElementType());
+        entry["shape"] = shapeOf(type);
+        entry["bytes"] = number(staticBytes(type));
+        entry["space"] = "global";
         buffers.push_back(std::move(entry));
       }
     } else if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
@@ -641,9 +661,12 @@ std::string mlir::tirx::summaryText(const ViewInputs &in) {
   if (launches.empty()) {
     os << "not mapped to the GPU yet";
     StructureSummary s = summarizeStructure(in.payload);
+    // linalg.yield and linalg.index are parts of a linalg op, not ops of
+    // their own.
     int linalgOps = 0;
     for (auto &[name, n] : s.opCounts)
-      if (llvm::StringRef(name).starts_with("linalg."))
+      if (llvm::StringRef(name).starts_with("linalg.") &&
+          name != "linalg.yield" && name != "linalg.index")
         linalgOps += n;
     os << " (" << linalgOps << " linalg ops, " << s.loops.size()
        << " loops).\n";
@@ -653,9 +676,13 @@ std::string mlir::tirx::summaryText(const ViewInputs &in) {
        << "x" << show(d.grid[2]) << ", block " << show(d.block[0]) << "x"
        << show(d.block[1]) << "x" << show(d.block[2]) << " ("
        << show(d.threads()) << " threads";
-    if (d.blocks() && in.device.smCount)
-      os << ", " << *d.blocks() / std::max(1, in.device.smCount)
-         << " blocks per SM";
+    if (d.blocks() && in.device.smCount) {
+      if (*d.blocks() < in.device.smCount)
+        os << ", fewer blocks than SMs: " << *d.blocks() << " blocks for "
+           << in.device.smCount << " SMs";
+      else
+        os << ", " << *d.blocks() / in.device.smCount << " blocks per SM";
+    }
     os << ").\n";
   }
   std::map<std::string, std::string> seen;

@@ -40,6 +40,7 @@ std::optional<LinearIndex> linearize(Value index);
 
 /// Floating-point operations one execution of `op` performs: 1 per lane of
 /// an add, sub, mul, div, max or min, 2 per lane of an FMA or contraction,
+/// n - 1 for a vector.reduction of n lanes (n with an accumulator),
 /// 0 for anything else. An nvgpu.mma.sync is a warp's m x n x k multiply-add
 /// (`perWarp`: each of its 32 threads executes a 32nd of it).
 struct OpFlops {

@@ -71,6 +71,24 @@ DiagnosedSilenceableFailure matchSingleReduction(
     transform::TransformOpInterface self, linalg::LinalgOp op,
     StringRef transform, unsigned &loop, Operation *&combiner);
 
+/// An on_tensors refusal when `target` works on tensors (a front end's
+/// payload, not bufferized yet); success otherwise. (PayloadForm.cpp)
+DiagnosedSilenceableFailure requireBuffers(transform::TransformOpInterface op,
+                                           Operation *target);
+
+/// A dynamic_shape refusal naming the first loop of `target` (a linalg op)
+/// with a size known only at run time among `loops` (all loops when
+/// empty); success otherwise. (PayloadForm.cpp)
+DiagnosedSilenceableFailure
+requireStaticLoops(transform::TransformOpInterface op, Operation *target,
+                   ArrayRef<int64_t> loops = {});
+
+/// The linalg.generic form of a named linalg op (linalg.matmul,
+/// linalg.transpose, ...), in place, for the transforms whose rewrite reads
+/// a generic's maps and body; `target` itself when it is a generic or not a
+/// linalg op. (PayloadForm.cpp)
+Operation *generalized(RewriterBase &rewriter, Operation *target);
+
 } // namespace mlir::tirx::detail
 
 #endif // TIRX_LIB_TRANSFORMOPS_COMMON_H

@@ -9,20 +9,28 @@
 
 #include "Common.h"
 #include "tirx/Analysis/Access.h"
+#include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -47,6 +55,15 @@ namespace mlir::tirx::detail {
 DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
                                    RefusalCode code, const Twine &message,
                                    const Twine &hint) {
+  // On a front end's tensor payload the real reason is the tensors.
+  if (code != RefusalCode::invalid_parameter &&
+      code != RefusalCode::bad_permutation &&
+      code != RefusalCode::missing_interface &&
+      code != RefusalCode::on_tensors &&
+      code != RefusalCode::not_bufferizable &&
+      !isa<tirx::BufferizeOp>(op.getOperation()) &&
+      tirx::worksOnTensors(target))
+    return requireBuffers(op, target);
   Refusal refusal(code, message.str(), hint.str());
   refusal.payloadOp = tirx::irPath(target);
   refusal.location = tirx::locationText(target->getLoc());
@@ -183,6 +200,8 @@ public:
     declareGeneratedDialect<arith::ArithDialect>();
     declareGeneratedDialect<memref::MemRefDialect>();
     declareGeneratedDialect<nvgpu::NVGPUDialect>();
+    declareGeneratedDialect<bufferization::BufferizationDialect>();
+    declareGeneratedDialect<tensor::TensorDialect>();
     registerTransformOps<
 #define GET_OP_LIST
 #include "tirx/Dialect/TIRx/TransformOps/TIRxTransformOps.cpp.inc"
@@ -251,6 +270,12 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
   if (DiagnosedSilenceableFailure check = requireTiling(op, target);
       !check.succeeded())
     return check;
+  if (DiagnosedSilenceableFailure check = requireBuffers(op, target);
+      !check.succeeded())
+    return check;
+  if (DiagnosedSilenceableFailure check = requireStaticLoops(op, target, sizes);
+      !check.succeeded())
+    return check;
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
   if (sizes.size() > ranges.size())
@@ -283,6 +308,13 @@ void mlir::tirx::registerTransformOps(DialectRegistry &registry) {
 void mlir::tirx::registerTransformOpsInterfaceModels(
     DialectRegistry &registry) {
   linalg::registerTilingInterfaceExternalModels(registry);
+  // What transform.tirx.bufferize rewrites.
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void mlir::tirx::registerTransformDialectExtension(DialectRegistry &registry) {
@@ -473,10 +505,10 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                       "-byte elements is " + Twine(width * maxElementBytes) +
                       " bytes; a vector access is at most 16",
                   "try width " + Twine(16 / maxElementBytes));
+  if (DiagnosedSilenceableFailure check = requireStaticLoops(self, target);
+      !check.succeeded())
+    return check;
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return reject(self, target, RefusalCode::not_applicable,
-                  "the per-thread op has a dynamic extent");
   if (ranges[inner] % width != 0)
     return reject(self, target, RefusalCode::not_divisible,
                   "width " + Twine(width) +
@@ -628,12 +660,12 @@ tirx::InterchangeOp::applyToOne(TransformRewriter &rewriter,
                                 ApplyToEachResultList &results,
                                 TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
-  auto generic = dyn_cast<linalg::GenericOp>(target);
-  if (!generic)
-    return wrongTarget(self, target, "a linalg.generic");
+  if (!isa<linalg::LinalgOp>(target))
+    return wrongTarget(self, target, "a linalg op");
+  auto linalgOp = cast<linalg::LinalgOp>(target);
   ArrayRef<int64_t> perm = getPermutation();
-  SmallVector<bool> seen(generic.getNumLoops(), false);
-  bool valid = perm.size() == generic.getNumLoops();
+  SmallVector<bool> seen(linalgOp.getNumLoops(), false);
+  bool valid = perm.size() == linalgOp.getNumLoops();
   for (int64_t p : perm) {
     if (!valid || p < 0 || p >= int64_t(seen.size()) || seen[p]) {
       valid = false;
@@ -644,7 +676,13 @@ tirx::InterchangeOp::applyToOne(TransformRewriter &rewriter,
   if (!valid)
     return reject(self, target, RefusalCode::bad_permutation,
                   "the permutation must order all " +
-                      Twine(generic.getNumLoops()) + " loops exactly once");
+                      Twine(linalgOp.getNumLoops()) + " loops exactly once");
+  // A named op (linalg.matmul, linalg.transpose) has fixed maps: its
+  // generic form is what gets its loops reordered.
+  auto generic = dyn_cast<linalg::GenericOp>(generalized(rewriter, target));
+  if (!generic)
+    return reject(self, target, RefusalCode::not_applicable,
+                  "the named op has no linalg.generic form");
   SmallVector<unsigned> order(perm.begin(), perm.end());
   FailureOr<linalg::GenericOp> result =
       linalg::interchangeGenericOp(rewriter, generic, order);
@@ -880,6 +918,15 @@ tirx::PromoteToSharedOp::applyToOne(TransformRewriter &rewriter,
   llvm::SmallPtrSet<Operation *, 8> before;
   if (func)
     func->walk([&](memref::AllocOp a) { before.insert(a); });
+  // linalg.transpose, broadcast, reduce and map verify their operands'
+  // sizes against each other (dim(result, 0) = dim(input, permutation[0])),
+  // which the promoted views of dynamic size fail until canonicalized:
+  // promote their generic form. (A matmul stays one: use_mma needs it.)
+  if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::ReduceOp,
+          linalg::MapOp>(target)) {
+    linalgOp = cast<linalg::LinalgOp>(generalized(rewriter, target));
+    rewriter.setInsertionPoint(linalgOp);
+  }
   FailureOr<linalg::LinalgOp> promoted =
       linalg::promoteSubViews(rewriter, linalgOp, options);
   if (failed(promoted))

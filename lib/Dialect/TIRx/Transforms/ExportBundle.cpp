@@ -8,9 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Analysis/Access.h"
+
+#include <algorithm>
+#include <cmath>
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,26 +102,68 @@ void collectEffects(Value root, bool &reads, bool &writes) {
   }
 }
 
-/// Floating-point operations one thread performs in `kernel` (opFlops
-/// of each op, times static scf.for trip counts).
-uint64_t countFlopsPerThread(gpu::GPUFuncOp kernel) {
-  uint64_t total = 0;
+/// Whether `v` is gpu.thread_id x.
+bool isThreadIdX(Value v) {
+  auto id = v.getDefiningOp<gpu::ThreadIdOp>();
+  return id && id.getDimension() == gpu::Dimension::x;
+}
+
+/// The average trip count of `loop` over the threads of a block: its static
+/// trip count, or, for a loop that starts at the thread's index (a strided
+/// walk: thread t takes t, t + step, ...), ub / step.
+double averageTrips(scf::ForOp loop) {
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!ub || !step || *step <= 0)
+    return 1;
+  if (lb)
+    return *ub > *lb ? double((*ub - *lb + *step - 1) / *step) : 0;
+  Value start = loop.getLowerBound();
+  if (auto mul = start.getDefiningOp<arith::MulIOp>())
+    start = isThreadIdX(mul.getLhs()) ? mul.getLhs() : mul.getRhs();
+  if (isThreadIdX(start))
+    return double(*ub) / double(*step);
+  return 1;
+}
+
+/// The share of a block's threads that run the then-region of `guard`:
+/// c / blockX for `thread_id x < c` (a reduction tree's step), else 1.
+double shareOfThreads(scf::IfOp guard, Operation *op, int64_t blockX) {
+  if (!guard.getThenRegion().isAncestor(op->getParentRegion()))
+    return 1;
+  auto cmp = guard.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || !isThreadIdX(cmp.getLhs()) || blockX <= 0 ||
+      (cmp.getPredicate() != arith::CmpIPredicate::ult &&
+       cmp.getPredicate() != arith::CmpIPredicate::slt))
+    return 1;
+  auto bound = getConstantIntValue(cmp.getRhs());
+  if (!bound)
+    return 1;
+  return std::clamp(double(*bound) / double(blockX), 0.0, 1.0);
+}
+
+/// Floating-point operations a thread of `kernel` performs on average
+/// (opFlops of each op, times the trips of its loops, times the share of
+/// the block's threads its guards let through): times the threads, the
+/// kernel's flops. A reduction of N elements then counts N adds (plus the
+/// combines of its partial results), not one per thread per tree step.
+double countFlopsPerThread(gpu::GPUFuncOp kernel, int64_t blockX) {
+  double total = 0;
   kernel.walk([&](Operation *op) {
     mlir::tirx::OpFlops f = mlir::tirx::opFlops(op);
     if (!f.flops)
       return;
     // A warp's op: a 32nd of it per thread.
-    uint64_t per = f.perWarp ? uint64_t(f.flops) / 32 : uint64_t(f.flops);
-    uint64_t trips = 1;
-    for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
-         loop = loop->getParentOfType<scf::ForOp>()) {
-      auto lb = getConstantIntValue(loop.getLowerBound());
-      auto ub = getConstantIntValue(loop.getUpperBound());
-      auto step = getConstantIntValue(loop.getStep());
-      if (lb && ub && step && *step > 0 && *ub > *lb)
-        trips *= uint64_t((*ub - *lb + *step - 1) / *step);
+    double per = f.perWarp ? double(f.flops) / 32 : double(f.flops);
+    for (Operation *p = op->getParentOp(); p && p != kernel;
+         p = p->getParentOp()) {
+      if (auto loop = dyn_cast<scf::ForOp>(p))
+        per *= averageTrips(loop);
+      else if (auto guard = dyn_cast<scf::IfOp>(p))
+        per *= shareOfThreads(guard, op, blockX);
     }
-    total += per * trips;
+    total += per;
   });
   return total;
 }
@@ -315,7 +361,8 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     }
     int64_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2] *
                       kernel.grid[0] * kernel.grid[1] * kernel.grid[2];
-    kernel.flops = countFlopsPerThread(func) * uint64_t(threads);
+    kernel.flops = uint64_t(std::llround(
+        countFlopsPerThread(func, kernel.block[0]) * double(threads)));
     func.walk([&](nvgpu::MmaSyncOp mma) {
       if (mma.getTf32Enabled())
         manifest.math = "tf32";
@@ -458,6 +505,16 @@ void ExportBundlePass::runOnOperation() {
     return signalPassFailure();
   }
   options.toolkit = *found;
+
+  if (std::optional<mlir::tirx::TensorUse> tensor =
+          mlir::tirx::findTensorUse(module)) {
+    tensor->op->emitError()
+        << "tirx-export-bundle: the payload works on tensors ("
+        << tensor->what << " is " << tensor->type
+        << "): a kernel reads and writes buffers; apply bufferize first "
+           "(the bufferize action, or tirx-opt --tirx-bufferize)";
+    return signalPassFailure();
+  }
 
   // Work on a copy: the payload stays as it was.
   OwningOpRef<ModuleOp> copy = module.clone();

@@ -4,14 +4,20 @@
 //
 // The reference a candidate is checked against must not share the
 // candidate's schedule: it is the seed payload mapped by upstream's greedy
-// loop mapper, one element per thread.
+// loop mapper, one element per thread. A tensor seed is bufferized first,
+// as the bufferize action does it, so that the reference's parameters are
+// those of the candidates made from it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -34,7 +40,9 @@ struct MapReferencePass
   using Base::Base;
 
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<gpu::GPUDialect, scf::SCFDialect, func::FuncDialect>();
+    registry.insert<gpu::GPUDialect, scf::SCFDialect, func::FuncDialect,
+                    bufferization::BufferizationDialect, memref::MemRefDialect,
+                    linalg::LinalgDialect>();
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createConvertLinalgToParallelLoopsPass());
     pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
@@ -61,6 +69,14 @@ struct MapReferencePass
                             "the seed (unmapped) version";
       return signalPassFailure();
     }
+
+    if (tirx::findTensorUse(module))
+      if (llvm::Error e = tirx::bufferizePayload(module)) {
+        module.emitError() << "tirx-map-reference: the tensor seed does not "
+                              "bufferize: "
+                           << llvm::toString(std::move(e));
+        return signalPassFailure();
+      }
 
     OpPassManager toLoops(ModuleOp::getOperationName());
     toLoops.addPass(createConvertLinalgToParallelLoopsPass());

@@ -5,11 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Analysis/View.h"
+#include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 #include "tirx/Runtime/Feedback.h"
 #include "tirx/Runtime/Files.h"
 #include "tirx/Runtime/Manifest.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -38,6 +40,7 @@ struct ViewPass : public mlir::tirx::impl::TIRxViewBase<ViewPass> {
     OpPassManager pm(ModuleOp::getOperationName());
     buildPrepareForNVVMPipeline(pm);
     pm.getDependentDialects(registry);
+    registry.insert<bufferization::BufferizationDialect>();
   }
 
   void runOnOperation() override {
@@ -54,15 +57,25 @@ struct ViewPass : public mlir::tirx::impl::TIRxViewBase<ViewPass> {
 
     // The analysed form: transfers lowered, views folded, alignment proven.
     // If that fails (an op it cannot handle), the view uses the payload as
-    // it is and says "unknown" where it must.
+    // it is and says "unknown" where it must. A tensor payload is analysed
+    // as the bufferize action would make it: its tensors are the buffers a
+    // kernel would read and write.
     OwningOpRef<ModuleOp> prepared = module.clone();
     {
-      PassManager pm(&getContext(), ModuleOp::getOperationName());
-      buildAnalysisFormPipeline(pm);
       ScopedDiagnosticHandler quiet(&getContext(),
                                     [](Diagnostic &) { return success(); });
+      OwningOpRef<ModuleOp> buffers = module.clone();
+      if (findTensorUse(*buffers)) {
+        if (llvm::Error e = bufferizePayload(*buffers)) {
+          llvm::consumeError(std::move(e));
+          buffers = module.clone();
+        }
+      }
+      prepared = buffers->clone();
+      PassManager pm(&getContext(), ModuleOp::getOperationName());
+      buildAnalysisFormPipeline(pm);
       if (failed(pm.run(*prepared)))
-        prepared = module.clone();
+        prepared = std::move(buffers);
     }
     inputs.prepared = *prepared;
 

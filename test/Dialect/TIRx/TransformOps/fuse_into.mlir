@@ -526,3 +526,28 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// On tensors the refusal names the tensors, not "not on buffers".
+#id = affine_map<(d0) -> (d0)>
+func.func @on_tensors(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %e = tensor.empty() : tensor<1024xf32>
+  // expected-note @below {{payload op: func @on_tensors / linalg.generic#0}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{on_tensors: the target works on tensors (operand #0 of linalg.generic is tensor<1024xf32>): the GPU schedules work on buffers; apply bufferize first}}
+    // expected-note @below {{hint: the bufferize action}}
+    %f = transform.tirx.fuse_into %g : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -95,3 +95,30 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A named linalg.transpose, tiled: its input tile is staged through its
+// generic form (the named op's verifier rejected the promoted view of
+// dynamic size: "dim(result, 0) = 32 doesn't match dim(input,
+// permutation[0]) = -9223372036854775808"), and copied in before it reads.
+// CHECK-LABEL: func.func @transpose
+// CHECK: scf.forall
+// CHECK: %[[SMEM:.+]] = memref.alloc() : memref<32x32xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-NEXT: linalg.copy ins(%{{.*}} : memref<32x32xf32, strided<[512, 1], offset: ?>>) outs(%[[SMEM]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%[[SMEM]] : memref<32x32xf32, #gpu.address_space<workgroup>>)
+func.func @transpose(%x: memref<256x512xf32>, %y: memref<512x256xf32>) {
+  linalg.transpose ins(%x : memref<256x512xf32>) outs(%y : memref<512x256xf32>) permutation = [1, 0]
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.transpose"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %p = transform.tirx.promote_to_shared %t operands [0] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -56,3 +56,66 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A front end's payload on tensors: the refusal says so.
+#id = affine_map<(d0) -> (d0)>
+func.func @on_tensors(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> tensor<1024xf32> {
+  // expected-note @below {{payload op: func @on_tensors / linalg.generic#0}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<1024xf32>) outs(%y : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{on_tensors: the target works on tensors (operand #0 of linalg.generic is tensor<1024xf32>): the GPU schedules work on buffers; apply bufferize first}}
+    // expected-note @below {{hint: the bufferize action (transform.tirx.bufferize on the payload module) turns the tensor payload into one on buffers}}
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// A size known only at run time: a refusal, not a verifier error.
+#id = affine_map<(d0) -> (d0)>
+func.func @dynamic(%x: memref<?xf32>, %y: memref<?xf32>) {
+  // expected-note @below {{payload op: func @dynamic / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{dynamic_shape: loop 0 has a size known only at run time (memref<?xf32>)}}
+    // expected-note @below {{hint: TIRx schedules static shapes: specialize the payload for the sizes it runs with (e.g. memref<4096xf32> for memref<?xf32>)}}
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// Named ops tile as they are: a batch matmul's batch and M loops to blocks.
+func.func @batch_matmul(%a: memref<4x64x32xf32>, %b: memref<4x32x16xf32>, %c: memref<4x64x16xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x64x32xf32>, memref<4x32x16xf32>) outs(%c : memref<4x64x16xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

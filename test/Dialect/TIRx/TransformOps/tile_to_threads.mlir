@@ -35,3 +35,29 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A block's op with a size known only at run time.
+#id = affine_map<(d0) -> (d0)>
+func.func @dynamic(%x: memref<?xf32>, %y: memref<?xf32>) {
+  scf.forall (%i) in (4) {
+    // expected-note @below {{payload op: func @dynamic / scf.forall#0 (block x) / linalg.generic#0}}
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  } {mapping = [#gpu.block<x>]}
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{dynamic_shape: loop 0 has a size known only at run time (memref<?xf32>)}}
+    // expected-note @below {{hint: TIRx schedules static shapes}}
+    %t, %f = transform.tirx.tile_to_threads %g elements_per_thread [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

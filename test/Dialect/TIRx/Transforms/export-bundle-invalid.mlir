@@ -50,3 +50,11 @@ module {
     return
   }
 }
+
+// -----
+
+// A front end's payload on tensors: bufferize first.
+// expected-error @below {{tirx-export-bundle: the payload works on tensors (argument #0 of @on_tensors is 'tensor<4xf32>'): a kernel reads and writes buffers; apply bufferize first}}
+func.func @on_tensors(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}

@@ -613,4 +613,47 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
   }];
 }
 
+def TIRx_BufferizeOp : TIRx_TransformOp<"bufferize", "builtin.module", [{
+  {"params": {"type": "object", "additionalProperties": false, "properties": {}},
+   "preconditions": ["the target is the payload module, and it works on tensors (linalg on tensors, as front ends emit it)",
+                     "every op on tensors bufferizes (linalg, tensor, arith, scf, func and bufferization ops do)"]}
+}]> {
+  let summary = "Turn a tensor payload into one on buffers (one-shot bufferization)";
+  let description = [{
+    Front ends (torch-mlir, StableHLO to linalg, IREE's input) emit linalg
+    on tensors; the GPU schedules work on buffers. `bufferize` is the
+    legal step between them: one-shot bufferization of the whole module,
+    function boundaries included (identity layouts), with
+
+    - every tensor argument an input the kernel only reads (never written
+      in place: the caller's value stays as it was),
+    - every returned tensor an out-parameter appended to the signature
+      (`buffer-results-to-out-params hoist-static-allocs=true`: a result
+      of static shape is written straight into it),
+    - copies, where the analysis needs one, as `linalg.copy` (a linalg op
+      the schedules tile like any other).
+
+    The reference (`tirx-map-reference`) bufferizes a tensor seed the same
+    way, so a bufferized candidate is checked against its tensor seed with
+    the same parameters.
+
+    ```mlir
+    %buffers = transform.tirx.bufferize %module
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target (handles to ops inside it are invalidated);
+    produces the module. Refuses with `not_applicable` (not a module, or a
+    payload with no tensors: it is on buffers already) or
+    `not_bufferizable` (an op on tensors that one-shot bufferization
+    cannot rewrite, named with its location), leaving the payload as it
+    was: the rewrite is tried on a copy first.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // TIRX_TRANSFORMOPS_TD

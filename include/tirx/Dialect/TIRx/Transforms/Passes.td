@@ -326,4 +326,22 @@ def TIRxAttachFeedback : Pass<"tirx-attach-feedback", "::mlir::ModuleOp"> {
   ];
 }
 
+def TIRxBufferize : Pass<"tirx-bufferize", "::mlir::ModuleOp"> {
+  let summary = "Bufferize a tensor payload the way transform.tirx.bufferize does";
+  let description = [{
+    One-shot bufferization of the whole module, function boundaries included
+    (identity layouts); arguments are inputs, never written in place;
+    returned buffers become out-parameters appended to the signature; copies
+    are `linalg.copy`. The same rewrite as the `bufferize` action and the
+    reference (`tirx-map-reference` bufferizes a tensor seed first), so that
+    all three agree on the parameters:
+
+    ```
+    tirx-opt model.mlir --tirx-bufferize
+    ```
+
+    Fails, naming the op, on an op that does not bufferize.
+  }];
+}
+
 #endif // TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_TD

@@ -1,0 +1,181 @@
+//===- Bufferize.cpp - the payload from tensors to buffers ------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The recipe seen to work on front-end output (docs/actions.md, bufferize):
+// one-shot bufferization with function boundaries and identity layouts,
+// then buffer-results-to-out-params with the static allocations hoisted,
+// so that the bundle sees inputs it only reads and outputs it only writes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir {
+namespace tirx {
+#define GEN_PASS_DEF_TIRXBUFFERIZE
+#include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
+} // namespace tirx
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// A copy the GPU schedules can tile (memref.copy would call a host
+/// runtime function).
+LogicalResult linalgCopy(OpBuilder &b, Location loc, Value from, Value to) {
+  linalg::CopyOp::create(b, loc, from, to);
+  return success();
+}
+
+/// Errors reported while `run` runs, as one line each: "loc: message".
+llvm::Error collectErrors(MLIRContext *ctx, llvm::StringRef what,
+                          llvm::function_ref<LogicalResult()> run) {
+  std::string errors;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
+        return success();
+      std::string loc;
+      llvm::raw_string_ostream os(loc);
+      diag.getLocation().print(os);
+      errors += (errors.empty() ? "" : "; ") + loc + ": " + diag.str();
+      return success();
+    });
+    result = run();
+  }
+  if (succeeded(result))
+    return llvm::Error::success();
+  return llvm::createStringError(
+      what + (errors.empty() ? std::string() : ": " + errors));
+}
+} // namespace
+
+std::optional<tirx::TensorUse> tirx::findTensorUse(Operation *root) {
+  std::optional<TensorUse> found;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
+      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+        if (isa<TensorType>(type)) {
+          found = TensorUse{op, type,
+                            "argument #" + std::to_string(i) + " of @" +
+                                SymbolTable::getSymbolName(op).str()};
+          return WalkResult::interrupt();
+        }
+      for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+        if (isa<TensorType>(type)) {
+          found = TensorUse{op, type,
+                            "result #" + std::to_string(i) + " of @" +
+                                SymbolTable::getSymbolName(op).str()};
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    }
+    for (auto [i, v] : llvm::enumerate(op->getOperands()))
+      if (isa<TensorType>(v.getType())) {
+        found = TensorUse{op, v.getType(),
+                          "operand #" + std::to_string(i) + " of " +
+                              op->getName().getStringRef().str()};
+        return WalkResult::interrupt();
+      }
+    for (auto [i, v] : llvm::enumerate(op->getResults()))
+      if (isa<TensorType>(v.getType())) {
+        found = TensorUse{op, v.getType(),
+                          "result #" + std::to_string(i) + " of " +
+                              op->getName().getStringRef().str()};
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+bool tirx::worksOnTensors(Operation *op) {
+  auto isTensor = [](Type t) { return isa<TensorType>(t); };
+  if (auto func = dyn_cast<FunctionOpInterface>(op))
+    return llvm::any_of(func.getArgumentTypes(), isTensor) ||
+           llvm::any_of(func.getResultTypes(), isTensor);
+  return llvm::any_of(op->getOperandTypes(), isTensor) ||
+         llvm::any_of(op->getResultTypes(), isTensor);
+}
+
+llvm::Error tirx::bufferizePayload(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  // A tensor argument is a value: the kernel must not write it in place (it
+  // would clobber the caller's input; the runner sees it as inout).
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<TensorType>(type) &&
+          !func.getArgAttr(i, bufferization::BufferizationDialect::
+                                  kWritableAttrName))
+        func.setArgAttr(
+            i, bufferization::BufferizationDialect::kWritableAttrName,
+            BoolAttr::get(ctx, false));
+  });
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  options.memCpyFn = linalgCopy;
+  if (llvm::Error e = collectErrors(ctx, "one-shot bufferization failed", [&] {
+        bufferization::BufferizationState state;
+        return bufferization::runOneShotModuleBufferize(module, options,
+                                                        state);
+      }))
+    return e;
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  outParams.memCpyFn = linalgCopy;
+  if (llvm::Error e = collectErrors(
+          ctx, "turning returned buffers into out-parameters failed", [&] {
+            return bufferization::promoteBufferResultsToOutParams(module,
+                                                                  outParams);
+          }))
+    return e;
+  if (std::optional<TensorUse> left = findTensorUse(module))
+    return llvm::createStringError(
+        "tensors are left after bufferization: " + left->what + " (" +
+        typeText(left->type) + ")");
+  return llvm::Error::success();
+}
+
+namespace {
+struct BufferizePass
+    : public mlir::tirx::impl::TIRxBufferizeBase<BufferizePass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<bufferization::BufferizationDialect, memref::MemRefDialect,
+                    linalg::LinalgDialect>();
+  }
+
+  void runOnOperation() override {
+    if (llvm::Error e = tirx::bufferizePayload(getOperation())) {
+      getOperation().emitError()
+          << "tirx-bufferize: " << llvm::toString(std::move(e));
+      signalPassFailure();
+    }
+  }
+};
+} // namespace

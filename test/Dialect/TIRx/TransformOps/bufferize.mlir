@@ -1,0 +1,104 @@
+// bufferize: a front end's tensor payload becomes one on buffers; inputs
+// stay inputs (never written in place), results become out-parameters.
+// RUN: tirx-opt %s -split-input-file -allow-unregistered-dialect --transform-interpreter -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @saxpy
+// CHECK-SAME: (%[[X:.+]]: memref<1024xf32>, %[[Y:.+]]: memref<1024xf32>, %[[OUT:.+]]: memref<1024xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[X]], %[[Y]] : memref<1024xf32>, memref<1024xf32>) outs(%[[OUT]] : memref<1024xf32>)
+// CHECK: return{{$}}
+#id = affine_map<(d0) -> (d0)>
+func.func @saxpy(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> tensor<1024xf32> {
+  %e = tensor.empty() : tensor<1024xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<1024xf32>, tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}
+
+// A named op writing into an input: the input is a value, so the result
+// goes to the out-parameter and the input is only read.
+// CHECK-LABEL: func.func @add_into_input
+// CHECK-SAME: (%[[A:.+]]: memref<1024xf32>, %[[B:.+]]: memref<1024xf32>, %[[O:.+]]: memref<1024xf32>)
+// CHECK: linalg.add ins(%[[A]], %[[B]] : {{.*}}) outs(%[[O]] : memref<1024xf32>)
+// CHECK-NOT: memref.copy
+func.func @add_into_input(%a: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<1024xf32> {
+  %r = linalg.add ins(%a, %b : tensor<1024xf32>, tensor<1024xf32>) outs(%b : tensor<1024xf32>) -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}
+
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: %[[C:[^:]+]]: memref<64x16xf32>)
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]] : memref<64x16xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<64x32xf32>, memref<32x16xf32>) outs(%[[C]] : memref<64x16xf32>)
+func.func @matmul(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>) outs(%f : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %r : tensor<64x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["builtin.module"]} in %root : (!transform.any_op) -> !transform.any_op
+    %b = transform.tirx.bufferize %m : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Nothing to bufferize.
+// expected-note @below {{payload op:}}
+module {
+  func.func @on_buffers(%x: memref<4xf32>) {
+    return
+  }
+  module attributes {transform.with_named_sequence} {
+    transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+      // expected-error @below {{not_applicable: the payload has no tensors: it is on buffers already}}
+      // expected-note @below {{hint: schedule it: tile_to_blocks is the first step}}
+      %b = transform.tirx.bufferize %root : (!transform.any_op) -> !transform.any_op
+      transform.yield
+    }
+  }
+}
+
+// -----
+
+// An op one-shot bufferization does not know: refused, the payload kept.
+// expected-note @below {{payload op:}}
+module {
+  func.func @opaque(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %r = "test.opaque"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+  module attributes {transform.with_named_sequence} {
+    transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+      // expected-error @below {{not_bufferizable: the payload does not bufferize: one-shot bufferization failed}}
+      // expected-note @below {{hint: rewrite the op named into linalg, tensor, arith or scf ops, or give the payload on buffers}}
+      %b = transform.tirx.bufferize %root : (!transform.any_op) -> !transform.any_op
+      transform.yield
+    }
+  }
+}
+
+// -----
+
+// expected-note @below {{payload op: func @not_a_module}}
+func.func @not_a_module(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_applicable: the target is func.func, not a builtin.module (the payload)}}
+    %b = transform.tirx.bufferize %f : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -1,0 +1,23 @@
+// A tensor seed's reference: bufferized as the bufferize action does it
+// (inputs, then the result as an out-parameter), then mapped plainly; its
+// bundle has the parameters and roles of a bufferized candidate's.
+// RUN: tirx-opt %tirx_src/examples/saxpy-tensor.mlir --tirx-map-reference | FileCheck %s
+// RUN: tirx-opt %tirx_src/examples/saxpy-tensor.mlir --tirx-map-reference --tirx-export-bundle="dir=%t ptxas=none" -o /dev/null
+// RUN: FileCheck %s --check-prefix=ROLES < %t/manifest.json
+// RUN: tirx-opt %tirx_src/examples/saxpy-tensor.mlir --tirx-bufferize | FileCheck %s --check-prefix=BUF
+
+// CHECK-LABEL: func.func @saxpy
+// CHECK-SAME: (%{{.*}}: memref<16777216xf32>, %{{.*}}: memref<16777216xf32>, %{{.*}}: memref<16777216xf32>)
+// CHECK: gpu.launch
+
+// ROLES: "name": "arg0"
+// ROLES: "role": "in"
+// ROLES: "name": "arg1"
+// ROLES: "role": "in"
+// ROLES: "name": "arg2"
+// ROLES: "role": "out"
+
+// BUF-LABEL: func.func @saxpy
+// BUF-SAME: (%[[X:.+]]: memref<16777216xf32>, %[[Y:.+]]: memref<16777216xf32>, %[[O:.+]]: memref<16777216xf32>)
+// BUF: linalg.generic
+// BUF-SAME: outs(%[[O]] : memref<16777216xf32>)
