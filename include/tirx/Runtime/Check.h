@@ -72,8 +72,10 @@ struct Tolerance {
   double atol;
   double rmsRel = 0;
 };
-/// The tolerance of `type` under the bundle's `math` ("ieee" or "tf32").
-Tolerance toleranceFor(ElementType type, const std::string &math = "ieee");
+/// The tolerance of `type` under the bundle's `math` ("ieee" or "tf32"),
+/// for outputs that sum up to `reductionLength` terms (0: unknown).
+Tolerance toleranceFor(ElementType type, const std::string &math = "ieee",
+                       int64_t reductionLength = 0);
 
 struct Comparison {
   bool pass = true;
