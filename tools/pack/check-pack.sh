@@ -9,7 +9,8 @@
 #    ptxas and libdevice as the only CUDA toolkit, runs the loop on
 #    examples/saxpy.mlir: tirx init, apply --recipe, view, run (lower, bundle
 #    with PTX and cubin, tirx-run found beside tirx: "no_device" where there
-#    is no GPU, a correct measured run where there is one), tirx-opt by its
+#    is no GPU, a correct measured run where there is one; from PATH when
+#    tirx stands alone, no_runner without one), tirx-opt by its
 #    link and as `tirx opt`, the toolkit found through $CUDA_HOME and through
 #    ptxas on PATH and a clear refusal without either, and the Python package
 #    through `tirx serve`.
@@ -141,6 +142,22 @@ for b in "$ws/bundles/$last" "$ws/bundles/v1-reference"; do
 done
 grep -q 'ld.global.v4' "$ws/bundles/$last"/*.ptx || fail "the 4-wide PTX has no v4 load"
 note "bundles: manifest, PTX (v4 loads) and cubin for $last and its reference"
+
+# tirx alone in a directory (a hard link: /proc/self/exe names it there):
+# tirx-run comes from PATH, and with none there a clear refusal.
+mkdir "$work/solo"
+ln "$T" "$work/solo/tirx"
+status=0
+run CUDA_HOME="$work/cuda" PATH="$P/bin:/usr/bin:/bin" "$work/solo/tirx" run "$last" \
+  --workspace "$ws" --json > run-path.json || status=$?
+code=$(json 'd.get("error", {}).get("code", "ok")' < run-path.json)
+[ "$code" = ok ] || [ "$code" = no_device ] || fail "tirx-run from PATH: $(cat run-path.json)"
+status=0
+run CUDA_HOME="$work/cuda" "$work/solo/tirx" run "$last" --workspace "$ws" --json \
+  > run-none.json || status=$?
+code=$(json 'd["error"]["code"]' < run-none.json)
+[ "$status" != 0 ] && [ "$code" = no_runner ] || fail "without tirx-run: $(cat run-none.json)"
+note "tirx-run found on PATH when not beside tirx; without one, no_runner"
 
 # tirx-opt: the lowering with ptxas found on PATH, then without any toolkit.
 run "$T" show "$last" --workspace "$ws" > mapped.mlir
