@@ -4,8 +4,8 @@
 #   check-pack.sh TIRX-PACK.TAR.XZ
 # 1. unpacks it into a fresh directory, checks SHA256SUMS and the size limit;
 # 2. checks that bin/tirx and bin/tirx-run need glibc alone (ldd, no RUNPATH);
-# 3. in a private mount namespace where /usr/lib/llvm-22 and /usr/local/cuda
-#    are hidden (empty tmpfs), with a scrubbed environment, and a copy of
+# 3. in a private mount namespace where /usr/lib/llvm-22 and the toolkit in
+#    /usr/local/cuda (bin/, nvvm/) are hidden (empty tmpfs), with a scrubbed environment, and a copy of
 #    ptxas and libdevice as the only CUDA toolkit, runs the loop on
 #    examples/saxpy.mlir: tirx init, apply --recipe, view, run (lower, bundle
 #    with PTX and cubin, tirx-run found beside tirx: "no_device" where there
@@ -78,7 +78,9 @@ fi
 # --- inside the namespace -------------------------------------------------
 work=$2
 P=$work/tirx-pack
-for dir in /usr/lib/llvm-22 /usr/local/cuda; do
+# Of the toolkit only bin/ and nvvm/: a GPU host may keep the driver's
+# libraries under /usr/local/cuda (compat/).
+for dir in /usr/lib/llvm-22 /usr/local/cuda/bin /usr/local/cuda/nvvm; do
   if [ -d "$dir" ] && [ "$(id -u)" = 0 ] && mount -t tmpfs tmpfs "$dir" 2>/dev/null; then
     note "hidden: $dir"
   elif [ -d "$dir" ]; then
