@@ -604,7 +604,7 @@ json Worker::handle(const std::string &line, int64_t number, bool &quit,
   json answer;
   if (!parseWorkerRequest(line, r, error)) {
     answer = {{"status", "error"},
-              {"error", "request " + std::to_string(number) + ": " + error}};
+              {"error", "line " + std::to_string(number) + ": " + error}};
   } else if (r.op == "ping") {
     answer = {{"status", "ok"}, {"seed", seed}, {"pid", int64_t(getpid())}};
     if (deviceError.empty())
