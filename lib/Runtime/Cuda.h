@@ -15,6 +15,10 @@
 
 #include "tirx/Runtime/Manifest.h"
 
+// The driver's types, declared once for TIRx (and checked against cuda.h
+// where a toolkit is installed: test/CudaRuntime/DriverAbiCheck.cpp).
+#include "../CudaRuntime/Driver.h"
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -24,16 +28,15 @@ namespace tirx {
 namespace runtime {
 namespace gpu {
 
-using CUresult = int;
-using CUdevice = int;
-using CUdeviceptr = unsigned long long;
-using CUcontext = struct CUctx_st *;
-using CUmodule = struct CUmod_st *;
-using CUfunction = struct CUfunc_st *;
-using CUstream = struct CUstream_st *;
-using CUevent = struct CUevent_st *;
-
-constexpr CUresult CUDA_SUCCESS = 0;
+using cuda::CUcontext;
+using cuda::CUDA_SUCCESS;
+using cuda::CUdevice;
+using cuda::CUdeviceptr;
+using cuda::CUevent;
+using cuda::CUfunction;
+using cuda::CUmodule;
+using cuda::CUresult;
+using cuda::CUstream;
 // CUdevice_attribute values (cuda.h).
 constexpr int ATTR_MAX_THREADS_PER_BLOCK = 1;
 constexpr int ATTR_MAX_REGISTERS_PER_BLOCK = 12;

@@ -91,27 +91,6 @@ std::string storeSnippet(ElementType type) {
   return "";
 }
 
-// Registers every kernel declares, and the grid-stride loop's index
-// (%rd20) and stride (%rd22); %r3 keeps the thread's index in its block.
-const char *kPrologue = R"(
-	.reg .pred %p<16>;
-	.reg .b16 %h<8>;
-	.reg .b32 %r<32>;
-	.reg .b64 %rd<64>;
-	.reg .f32 %f<8>;
-	.reg .f64 %fd<32>;
-)";
-const char *kIndex = R"(
-	mov.u32 %r1, %ctaid.x;
-	mov.u32 %r2, %ntid.x;
-	mov.u32 %r3, %tid.x;
-	mov.u32 %r4, %nctaid.x;
-	mul.wide.u32 %rd20, %r1, %r2;
-	cvt.u64.u32 %rd21, %r3;
-	add.u64 %rd20, %rd20, %rd21;
-	mul.wide.u32 %rd22, %r4, %r2;
-)";
-
 /// Reduces 64-bit register REG over the warp with OP (min.u64, max.u64,
 /// add.u64, add.f64), through 32-bit halves.
 std::string warpReduce(const std::string &reg, const std::string &op,
@@ -128,22 +107,13 @@ std::string warpReduce(const std::string &reg, const std::string &op,
   return out;
 }
 
-std::string fillKernel(ElementType type) {
-  std::string k = R"(
-.visible .entry tirx_fill_TYPE(.param .u64 p0, .param .u64 p1, .param .u64 p2)
-{PROLOGUE
-	ld.param.u64 %rd1, [p0];
-	cvta.to.global.u64 %rd1, %rd1;
-	ld.param.u64 %rd3, [p1];
-	ld.param.u64 %rd2, [p2];INDEX
-	mov.u64 %rd10, 0x9E3779B97F4A7C15;
-	mov.u64 %rd11, 0xBF58476D1CE4E5B9;
-	mov.u64 %rd12, 0x94D049BB133111EB;
-$L_loop:
-	setp.ge.u64 %p1, %rd20, %rd3;
-	@%p1 bra $L_done;
-	add.u64 %rd13, %rd20, 1;
-	mad.lo.u64 %rd14, %rd13, %rd10, %rd2;
+/// After a warp's reduction: only its first lane goes on (to $L_end else).
+const char *kLaneZero = "\tand.b32 %r5, %r3, 31;\n"
+                        "\tsetp.ne.u32 %p6, %r5, 0;\n"
+                        "\t@%p6 bra $L_end;\n";
+
+/// splitmix64's finalizer of %rd14 (constants in %rd11, %rd12).
+const char *kMix = R"(
 	shr.u64 %rd15, %rd14, 30;
 	xor.b64 %rd14, %rd14, %rd15;
 	mul.lo.u64 %rd14, %rd14, %rd11;
@@ -151,51 +121,104 @@ $L_loop:
 	xor.b64 %rd14, %rd14, %rd15;
 	mul.lo.u64 %rd14, %rd14, %rd12;
 	shr.u64 %rd15, %rd14, 31;
-	xor.b64 %rd14, %rd14, %rd15;
-	shr.u64 %rd15, %rd14, 11;
-	cvt.rn.f64.u64 %fd1, %rd15;
-	mul.rn.f64 %fd1, %fd1, 0d3CA0000000000000;
-	shl.b64 %rd23, %rd20, LOG2;
-	add.u64 %rd24, %rd1, %rd23;
-	STORE
-	add.u64 %rd20, %rd20, %rd22;
-	bra $L_loop;
-$L_done:
-	ret;
-}
-)";
-  k = replaceAll(k, "STORE", replaceAll(storeSnippet(type), "ADDR", "%rd24"));
-  k = replaceAll(k, "LOG2", std::to_string(log2Bytes(elementBytes(type))));
-  return replaceAll(k, "TYPE", elementTypeName(type));
-}
+	xor.b64 %rd14, %rd14, %rd15;)";
+const char *kMixConstants = R"(
+	mov.u64 %rd10, 0x9E3779B97F4A7C15;
+	mov.u64 %rd11, 0xBF58476D1CE4E5B9;
+	mov.u64 %rd12, 0x94D049BB133111EB;)";
 
-std::string compareKernel(ElementType type) {
-  std::string load = loadSnippet(type);
-  std::string k = R"(
-.visible .entry tirx_compare_TYPE(.param .u64 p0, .param .u64 p1,
-	.param .u64 p2, .param .f64 p3, .param .f64 p4, .param .u64 p5)
-{PROLOGUE
-	ld.param.u64 %rd1, [p0];
-	ld.param.u64 %rd2, [p1];
-	ld.param.u64 %rd3, [p2];
-	ld.param.f64 %fd1, [p3];
-	ld.param.f64 %fd2, [p4];
-	ld.param.u64 %rd4, [p5];
-	cvta.to.global.u64 %rd1, %rd1;
-	cvta.to.global.u64 %rd2, %rd2;
-	cvta.to.global.u64 %rd4, %rd4;INDEX
-	mov.u64 %rd5, -1;
-	mov.f64 %fd3, 0d0000000000000000;
-	mov.f64 %fd4, 0d0000000000000000;
-	mov.f64 %fd5, 0d0000000000000000;
+struct PtxParam {
+  const char *type; // u64 or f64
+  const char *reg;
+  bool pointer;     // made a global address
+};
+
+/// A kernel whose threads share the elements [0, n) (n in %rd3) in a
+/// grid-stride loop: %rd20 is the element, %rd23 its byte offset (element
+/// size 2^`log2`), %r3 the thread's index in its block. `setup` runs once,
+/// `body` for each element (it may branch to $L_next), `finish` once the
+/// thread is done (it may branch to $L_end).
+std::string loopKernel(const std::string &name,
+                       const std::vector<PtxParam> &params, unsigned log2,
+                       const std::string &setup, const std::string &body,
+                       const std::string &finish) {
+  std::string k = "\n.visible .entry " + name + "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    k += std::string(i ? ", " : "") + ".param ." + params[i].type + " p" +
+         std::to_string(i);
+  k += R"()
+{
+	.reg .pred %p<16>;
+	.reg .b16 %h<8>;
+	.reg .b32 %r<32>;
+	.reg .b64 %rd<64>;
+	.reg .f32 %f<8>;
+	.reg .f64 %fd<32>;
+)";
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string reg = params[i].reg;
+    k += std::string("\tld.param.") + params[i].type + " " + reg + ", [p" +
+         std::to_string(i) + "];\n";
+    if (params[i].pointer)
+      k += "\tcvta.to.global.u64 " + reg + ", " + reg + ";\n";
+  }
+  k += R"(	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r2, %ntid.x;
+	mov.u32 %r3, %tid.x;
+	mov.u32 %r4, %nctaid.x;
+	mul.wide.u32 %rd20, %r1, %r2;
+	cvt.u64.u32 %rd21, %r3;
+	add.u64 %rd20, %rd20, %rd21;
+	mul.wide.u32 %rd22, %r4, %r2;)";
+  k += setup + R"(
 $L_loop:
 	setp.ge.u64 %p1, %rd20, %rd3;
 	@%p1 bra $L_done;
-	shl.b64 %rd23, %rd20, LOG2;
-	add.u64 %rd24, %rd2, %rd23;
-	LOADWANT
-	add.u64 %rd25, %rd1, %rd23;
-	LOADGOT
+	shl.b64 %rd23, %rd20, )" +
+       std::to_string(log2) + ";\n" + body + R"(
+$L_next:
+	add.u64 %rd20, %rd20, %rd22;
+	bra $L_loop;
+$L_done:
+)" + finish + R"($L_end:
+	ret;
+}
+)";
+  return k;
+}
+
+/// `snippet` with its ADDR, OUT and BAD placeholders filled in.
+std::string fillIn(std::string snippet, const std::string &addr,
+                   const std::string &out = "", const std::string &bad = "") {
+  snippet = replaceAll(snippet, "ADDR", addr);
+  snippet = replaceAll(snippet, "OUT", out);
+  return replaceAll(snippet, "BAD", bad);
+}
+
+std::string fillKernel(ElementType type) {
+  // %rd1 buffer, %rd3 elements, %rd2 seed.
+  std::string body = R"(	add.u64 %rd13, %rd20, 1;
+	mad.lo.u64 %rd14, %rd13, %rd10, %rd2;)" +
+                     std::string(kMix) + R"(
+	shr.u64 %rd15, %rd14, 11;
+	cvt.rn.f64.u64 %fd1, %rd15;
+	mul.rn.f64 %fd1, %fd1, 0d3CA0000000000000;
+	add.u64 %rd24, %rd1, %rd23;
+	)" + fillIn(storeSnippet(type), "%rd24");
+  return loopKernel(std::string("tirx_fill_") + elementTypeName(type),
+                    {{"u64", "%rd1", true}, {"u64", "%rd3", false},
+                     {"u64", "%rd2", false}},
+                    log2Bytes(elementBytes(type)), kMixConstants, body, "");
+}
+
+std::string compareKernel(ElementType type) {
+  // %rd1 got, %rd2 want, %rd3 elements, %fd1 rtol, %fd2 slack, %rd4 the
+  // result: first bad element, largest error's bits, the two sums.
+  std::string load = loadSnippet(type);
+  std::string body = "\tadd.u64 %rd24, %rd2, %rd23;\n\t" +
+                     fillIn(load, "%rd24", "%fd6", "%p2") +
+                     "\n\tadd.u64 %rd25, %rd1, %rd23;\n\t" +
+                     fillIn(load, "%rd25", "%fd7", "%p3") + R"(
 	@%p2 bra $L_bad;
 	@%p3 bra $L_gotbad;
 	sub.rn.f64 %fd8, %fd7, %fd6;
@@ -216,185 +239,100 @@ $L_loop:
 $L_gotbad:
 	mov.f64 %fd3, 0d7FF0000000000000;
 $L_bad:
-	min.u64 %rd5, %rd5, %rd20;
-$L_next:
-	add.u64 %rd20, %rd20, %rd22;
-	bra $L_loop;
-$L_done:
-	mov.b64 %rd6, %fd3;
-REDUCE	and.b32 %r5, %r3, 31;
-	setp.ne.u32 %p6, %r5, 0;
-	@%p6 bra $L_end;
-	red.global.min.u64 [%rd4], %rd5;
+	min.u64 %rd5, %rd5, %rd20;)";
+  std::string finish = "\tmov.b64 %rd6, %fd3;\n" +
+                       warpReduce("%rd5", "min.u64", "%rd7") +
+                       warpReduce("%rd6", "max.u64", "%rd7") +
+                       warpReduce("%fd4", "add.f64", "%fd11") +
+                       warpReduce("%fd5", "add.f64", "%fd11") + kLaneZero +
+                       R"(	red.global.min.u64 [%rd4], %rd5;
 	red.global.max.u64 [%rd4+8], %rd6;
 	red.global.add.f64 [%rd4+16], %fd4;
 	red.global.add.f64 [%rd4+24], %fd5;
-$L_end:
-	ret;
-}
 )";
-  k = replaceAll(k, "LOADWANT",
-                 replaceAll(replaceAll(replaceAll(load, "ADDR", "%rd24"),
-                                       "OUT", "%fd6"),
-                            "BAD", "%p2"));
-  k = replaceAll(k, "LOADGOT",
-                 replaceAll(replaceAll(replaceAll(load, "ADDR", "%rd25"),
-                                       "OUT", "%fd7"),
-                            "BAD", "%p3"));
-  k = replaceAll(k, "REDUCE",
-                 warpReduce("%rd5", "min.u64", "%rd7") +
-                     warpReduce("%rd6", "max.u64", "%rd7") +
-                     warpReduce("%fd4", "add.f64", "%fd11") +
-                     warpReduce("%fd5", "add.f64", "%fd11"));
-  k = replaceAll(k, "LOG2", std::to_string(log2Bytes(elementBytes(type))));
-  return replaceAll(k, "TYPE", elementTypeName(type));
+  return loopKernel(std::string("tirx_compare_") + elementTypeName(type),
+                    {{"u64", "%rd1", true}, {"u64", "%rd2", true},
+                     {"u64", "%rd3", false}, {"f64", "%fd1", false},
+                     {"f64", "%fd2", false}, {"u64", "%rd4", true}},
+                    log2Bytes(elementBytes(type)), R"(
+	mov.u64 %rd5, -1;
+	mov.f64 %fd3, 0d0000000000000000;
+	mov.f64 %fd4, 0d0000000000000000;
+	mov.f64 %fd5, 0d0000000000000000;)",
+                    body, finish);
 }
 
 std::string sumsqKernel(ElementType type) {
-  std::string k = R"(
-.visible .entry tirx_sumsq_TYPE(.param .u64 p0, .param .u64 p1, .param .u64 p2)
-{PROLOGUE
-	ld.param.u64 %rd2, [p0];
-	ld.param.u64 %rd3, [p1];
-	ld.param.u64 %rd4, [p2];
-	cvta.to.global.u64 %rd2, %rd2;
-	cvta.to.global.u64 %rd4, %rd4;INDEX
-	mov.f64 %fd4, 0d0000000000000000;
-	mov.u64 %rd5, 0;
-$L_loop:
-	setp.ge.u64 %p1, %rd20, %rd3;
-	@%p1 bra $L_done;
-	shl.b64 %rd23, %rd20, LOG2;
-	add.u64 %rd24, %rd2, %rd23;
-	LOAD
+  // %rd2 buffer, %rd3 elements, %rd4 the result: sum of squares, count.
+  std::string body = "\tadd.u64 %rd24, %rd2, %rd23;\n\t" +
+                     fillIn(loadSnippet(type), "%rd24", "%fd6", "%p2") + R"(
 	testp.finite.f64 %p3, %fd6;
 	@!%p3 bra $L_next;
 	mul.rn.f64 %fd9, %fd6, %fd6;
 	add.rn.f64 %fd4, %fd4, %fd9;
-	add.u64 %rd5, %rd5, 1;
-$L_next:
-	add.u64 %rd20, %rd20, %rd22;
-	bra $L_loop;
-$L_done:
-REDUCE	and.b32 %r5, %r3, 31;
-	setp.ne.u32 %p6, %r5, 0;
-	@%p6 bra $L_end;
-	red.global.add.f64 [%rd4], %fd4;
+	add.u64 %rd5, %rd5, 1;)";
+  std::string finish = warpReduce("%fd4", "add.f64", "%fd11") +
+                       warpReduce("%rd5", "add.u64", "%rd7") + kLaneZero +
+                       R"(	red.global.add.f64 [%rd4], %fd4;
 	red.global.add.u64 [%rd4+8], %rd5;
-$L_end:
-	ret;
-}
 )";
-  k = replaceAll(k, "LOAD",
-                 replaceAll(replaceAll(replaceAll(loadSnippet(type), "ADDR",
-                                                  "%rd24"),
-                                       "OUT", "%fd6"),
-                            "BAD", "%p2"));
-  k = replaceAll(k, "REDUCE",
-                 warpReduce("%fd4", "add.f64", "%fd11") +
-                     warpReduce("%rd5", "add.u64", "%rd7"));
-  k = replaceAll(k, "LOG2", std::to_string(log2Bytes(elementBytes(type))));
-  return replaceAll(k, "TYPE", elementTypeName(type));
+  return loopKernel(std::string("tirx_sumsq_") + elementTypeName(type),
+                    {{"u64", "%rd2", true}, {"u64", "%rd3", false},
+                     {"u64", "%rd4", true}},
+                    log2Bytes(elementBytes(type)), R"(
+	mov.f64 %fd4, 0d0000000000000000;
+	mov.u64 %rd5, 0;)",
+                    body, finish);
+}
+
+/// Loads the `bytes`-wide element at [ADDR] zero-extended into OUT (a
+/// 64-bit register) or, below 8 bytes, into the 32-bit register TMP.
+std::string loadBits(unsigned bytes, const std::string &addr,
+                     const std::string &out, const std::string &tmp) {
+  if (bytes == 8)
+    return "ld.global.u64 " + out + ", [" + addr + "];";
+  return "ld.global.u" + std::to_string(bytes * 8) + " " + tmp + ", [" +
+         addr + "];";
 }
 
 std::string diffKernel(unsigned bytes) {
-  std::string k = R"(
-.visible .entry tirx_diff_BYTES(.param .u64 p0, .param .u64 p1,
-	.param .u64 p2, .param .u64 p3)
-{PROLOGUE
-	ld.param.u64 %rd1, [p0];
-	ld.param.u64 %rd2, [p1];
-	ld.param.u64 %rd3, [p2];
-	ld.param.u64 %rd4, [p3];
-	cvta.to.global.u64 %rd1, %rd1;
-	cvta.to.global.u64 %rd2, %rd2;
-	cvta.to.global.u64 %rd4, %rd4;INDEX
-	mov.u64 %rd5, -1;
-$L_loop:
-	setp.ge.u64 %p1, %rd20, %rd3;
-	@%p1 bra $L_done;
-	shl.b64 %rd23, %rd20, LOG2;
-	add.u64 %rd24, %rd1, %rd23;
-	add.u64 %rd25, %rd2, %rd23;
-	COMPARE
-	@%p2 min.u64 %rd5, %rd5, %rd20;
-	add.u64 %rd20, %rd20, %rd22;
-	bra $L_loop;
-$L_done:
-REDUCE	and.b32 %r5, %r3, 31;
-	setp.ne.u32 %p6, %r5, 0;
-	@%p6 bra $L_end;
-	red.global.min.u64 [%rd4], %rd5;
-$L_end:
-	ret;
-}
-)";
+  // %rd1 and %rd2 the buffers, %rd3 elements, %rd4 the result: the first
+  // element where they differ.
   std::string compare =
-      bytes == 8 ? "ld.global.u64 %rd26, [%rd24];\n\t"
-                   "ld.global.u64 %rd27, [%rd25];\n\t"
-                   "setp.ne.u64 %p2, %rd26, %rd27;"
-                 : "ld.global.uW %r20, [%rd24];\n\t"
-                   "ld.global.uW %r21, [%rd25];\n\t"
-                   "setp.ne.u32 %p2, %r20, %r21;";
-  compare = replaceAll(compare, "W", std::to_string(bytes * 8));
-  k = replaceAll(k, "COMPARE", compare);
-  k = replaceAll(k, "REDUCE", warpReduce("%rd5", "min.u64", "%rd7"));
-  k = replaceAll(k, "LOG2", std::to_string(log2Bytes(bytes)));
-  return replaceAll(k, "BYTES", std::to_string(bytes));
+      bytes == 8 ? "setp.ne.u64 %p2, %rd26, %rd27;"
+                 : "setp.ne.u32 %p2, %r20, %r21;";
+  std::string body = "\tadd.u64 %rd24, %rd1, %rd23;\n\tadd.u64 %rd25, %rd2, "
+                     "%rd23;\n\t" +
+                     loadBits(bytes, "%rd24", "%rd26", "%r20") + "\n\t" +
+                     loadBits(bytes, "%rd25", "%rd27", "%r21") + "\n\t" +
+                     compare + "\n\t@%p2 min.u64 %rd5, %rd5, %rd20;";
+  std::string finish = warpReduce("%rd5", "min.u64", "%rd7") + kLaneZero +
+                       "\tred.global.min.u64 [%rd4], %rd5;\n";
+  return loopKernel("tirx_diff_" + std::to_string(bytes),
+                    {{"u64", "%rd1", true}, {"u64", "%rd2", true},
+                     {"u64", "%rd3", false}, {"u64", "%rd4", true}},
+                    log2Bytes(bytes), "\n\tmov.u64 %rd5, -1;", body, finish);
 }
 
 /// A position-dependent checksum of a buffer of `bytes`-wide elements: the
 /// sum of mix(element + (i + 1) * golden) over the elements (splitmix64's
 /// finalizer), so that a changed or moved element changes it.
 std::string checksumKernel(unsigned bytes) {
-  std::string k = R"(
-.visible .entry tirx_checksum_BYTES(.param .u64 p0, .param .u64 p1,
-	.param .u64 p2)
-{PROLOGUE
-	ld.param.u64 %rd1, [p0];
-	ld.param.u64 %rd3, [p1];
-	ld.param.u64 %rd4, [p2];
-	cvta.to.global.u64 %rd1, %rd1;
-	cvta.to.global.u64 %rd4, %rd4;INDEX
-	mov.u64 %rd10, 0x9E3779B97F4A7C15;
-	mov.u64 %rd11, 0xBF58476D1CE4E5B9;
-	mov.u64 %rd12, 0x94D049BB133111EB;
-	mov.u64 %rd5, 0;
-$L_loop:
-	setp.ge.u64 %p1, %rd20, %rd3;
-	@%p1 bra $L_done;
-	shl.b64 %rd23, %rd20, LOG2;
-	add.u64 %rd24, %rd1, %rd23;
-	LOAD
+  // %rd1 buffer, %rd3 elements, %rd4 the result.
+  std::string body = "\tadd.u64 %rd24, %rd1, %rd23;\n\t" +
+                     loadBits(bytes, "%rd24", "%rd26", "%r20") +
+                     (bytes == 8 ? "" : "\n\tcvt.u64.u32 %rd26, %r20;") + R"(
 	add.u64 %rd13, %rd20, 1;
-	mad.lo.u64 %rd14, %rd13, %rd10, %rd26;
-	shr.u64 %rd15, %rd14, 30;
-	xor.b64 %rd14, %rd14, %rd15;
-	mul.lo.u64 %rd14, %rd14, %rd11;
-	shr.u64 %rd15, %rd14, 27;
-	xor.b64 %rd14, %rd14, %rd15;
-	mul.lo.u64 %rd14, %rd14, %rd12;
-	shr.u64 %rd15, %rd14, 31;
-	xor.b64 %rd14, %rd14, %rd15;
-	add.u64 %rd5, %rd5, %rd14;
-	add.u64 %rd20, %rd20, %rd22;
-	bra $L_loop;
-$L_done:
-REDUCE	and.b32 %r5, %r3, 31;
-	setp.ne.u32 %p6, %r5, 0;
-	@%p6 bra $L_end;
-	red.global.add.u64 [%rd4], %rd5;
-$L_end:
-	ret;
-}
-)";
-  std::string load =
-      bytes == 8 ? "ld.global.u64 %rd26, [%rd24];"
-                 : "ld.global.uW %r20, [%rd24];\n\tcvt.u64.u32 %rd26, %r20;";
-  k = replaceAll(k, "LOAD", replaceAll(load, "W", std::to_string(bytes * 8)));
-  k = replaceAll(k, "REDUCE", warpReduce("%rd5", "add.u64", "%rd7"));
-  k = replaceAll(k, "LOG2", std::to_string(log2Bytes(bytes)));
-  return replaceAll(k, "BYTES", std::to_string(bytes));
+	mad.lo.u64 %rd14, %rd13, %rd10, %rd26;)" +
+                     std::string(kMix) + "\n\tadd.u64 %rd5, %rd5, %rd14;";
+  std::string finish = warpReduce("%rd5", "add.u64", "%rd7") + kLaneZero +
+                       "\tred.global.add.u64 [%rd4], %rd5;\n";
+  return loopKernel("tirx_checksum_" + std::to_string(bytes),
+                    {{"u64", "%rd1", true}, {"u64", "%rd3", false},
+                     {"u64", "%rd4", true}},
+                    log2Bytes(bytes),
+                    std::string(kMixConstants) + "\n\tmov.u64 %rd5, 0;", body,
+                    finish);
 }
 
 } // namespace
@@ -411,8 +349,7 @@ std::string deviceCheckPtx() {
   }
   for (unsigned bytes : {1u, 2u, 4u, 8u})
     ptx += diffKernel(bytes) + checksumKernel(bytes);
-  ptx = replaceAll(ptx, "PROLOGUE", kPrologue);
-  return replaceAll(ptx, "INDEX", kIndex);
+  return ptx;
 }
 
 DeviceChecker::DeviceChecker(int smCount)

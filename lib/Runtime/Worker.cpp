@@ -194,6 +194,22 @@ std::string payloadKey(const Manifest &candidate, const std::string *refDir,
          std::to_string(std::hash<std::string>()(contents));
 }
 
+/// Puts input set `s` into the buffers of `m` at `at`: `in` and `inout`
+/// copied from the kept inputs, `out` and scratch poisoned.
+void loadKept(const Manifest &m, const KeptSet &s,
+              const std::vector<CUdeviceptr> &at) {
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    const Param &p = m.params[i];
+    if (!p.isBuffer)
+      continue;
+    if (p.role == Role::out)
+      poisonDevice(at[i], p.bytes, p.type);
+    else
+      CU(cuMemcpyDtoD(at[i], s.pristine[i]->ptr, p.bytes));
+  }
+  poisonScratch(m, at);
+}
+
 class Worker;
 
 /// The worker's data path: inputs copied from the kept input set, outputs
@@ -298,16 +314,7 @@ void DeviceData::loadInputs(uint64_t seed) {
   set = &worker.inputSet(payload, seed, candidate, refDir, reference,
                          generated);
   seedsUsed.push_back(seed);
-  for (size_t i = 0; i < candidate.params.size(); ++i) {
-    const Param &p = candidate.params[i];
-    if (!p.isBuffer)
-      continue;
-    if (p.role == Role::out)
-      poisonDevice(addresses[i], p.bytes, p.type);
-    else
-      CU(cuMemcpyDtoD(addresses[i], set->pristine[i]->ptr, p.bytes));
-  }
-  poisonScratch(candidate, addresses);
+  loadKept(candidate, *set, addresses);
 }
 
 void DeviceData::keepOutputs() {
@@ -474,16 +481,7 @@ KeptSet &Worker::inputSet(KeptPayload &p, uint64_t seed,
     LoadedBundle ref(*refDir, *reference);
     DeviceBuffers buffers = allocate(*reference);
     std::vector<CUdeviceptr> at = addressesOf(buffers);
-    for (size_t i = 0; i < n; ++i) {
-      const Param &param = reference->params[i];
-      if (!param.isBuffer)
-        continue;
-      if (param.role == Role::out)
-        poisonDevice(at[i], param.bytes, param.type);
-      else
-        CU(cuMemcpyDtoD(at[i], s->pristine[i]->ptr, param.bytes));
-    }
-    poisonScratch(*reference, at);
+    loadKept(*reference, *s, at);
     ref.launch(at);
     synchronize(busy);
     for (size_t i = 0; i < n; ++i) {
