@@ -36,7 +36,7 @@ REQUIRED = {B("saxpy-ref"), B("exp-scale-ref")}
 
 EXACT = ["launch_status", "correctness", "correctness_inputs", "ghost_check",
          "inputs_unchanged", "stateful", "plausible", "seed", "bytes_moved",
-         "flops", "payload", "bottleneck"]
+         "flops", "payload"]
 NEAR = ["max_abs_error", "rel_l2_error"]
 
 
