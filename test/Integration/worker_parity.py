@@ -6,6 +6,11 @@ GPU, bit for bit those of the host), same correctness and first mismatch,
 same trust fields, errors equal to rounding, timings alike.
 
   worker_parity.py TIRX_RUN BUNDLES TRUST_DIR
+  worker_parity.py TIRX_RUN --group REFERENCE CANDIDATE... [--group ...]
+
+The first form runs the GPU suite's groups (missing bundles are skipped,
+but for the saxpy and exp-scale groups); the second the groups given (the
+CPU test runs it on the stand-in driver, test/Runner/worker-parity.test).
 """
 import json
 import os
@@ -14,7 +19,19 @@ import subprocess
 import sys
 import tempfile
 
-run, bundles, trust = sys.argv[1], sys.argv[2], sys.argv[3]
+run = sys.argv[1]
+given = []
+if len(sys.argv) > 2 and sys.argv[2] == "--group":
+    for word in sys.argv[2:]:
+        if word == "--group":
+            given.append(None)
+        elif given[-1] is None:
+            given[-1] = (word, [])
+        else:
+            given[-1][1].append(word)
+    bundles = trust = ""
+else:
+    bundles, trust = sys.argv[2], sys.argv[3]
 B = lambda name: os.path.join(bundles, name)
 T = lambda name: os.path.join(trust, name)
 # (reference, candidates): every element type the suite has (f32, f16, bf16),
@@ -33,6 +50,8 @@ GROUPS = [
      ["silu_f16", "rmsnorm_bf16", "permute_0213_f16", "axpby", "colsum_acc",
       "square_1000", "softmax"]]
 REQUIRED = {B("saxpy-ref"), B("exp-scale-ref")}
+if given:
+    GROUPS, REQUIRED = given, {ref for ref, _ in given}
 
 EXACT = ["launch_status", "correctness", "correctness_inputs", "ghost_check",
          "inputs_unchanged", "stateful", "plausible", "seed", "bytes_moved",
