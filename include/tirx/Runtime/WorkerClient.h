@@ -56,6 +56,7 @@ struct Measurement {
   bool workerReplaced = false; // the worker was ended after this candidate
 };
 
+/// One candidate at a time: not to be shared between threads.
 class WorkerClient {
 public:
   explicit WorkerClient(WorkerConfig config);
@@ -76,8 +77,9 @@ public:
   const nlohmann::json &greeting() const { return hello; }
 
 private:
-  /// Sends `request` and waits for its answer under the watchdog. On a
-  /// timeout or the worker's death, the worker is gone and `dead` says how.
+  /// Sends `request` and waits for its answer under the watchdog. Without
+  /// an answer the worker is gone: killed for a timeout (`timedOut`), for
+  /// misbehaving (`error`), or dead by itself (`status`).
   struct Exchange {
     bool answered = false;
     nlohmann::json answer;
