@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -31,6 +32,7 @@
 
 namespace mlir {
 namespace tirx {
+#define GEN_PASS_DEF_TIRXALIGNWORKGROUPBUFFERS
 #define GEN_PASS_DEF_TIRXWORKGROUPALLOCS
 #define GEN_PASS_DEF_TIRXSINKCONSTANTS
 #define GEN_PASS_DEF_TIRXLOWERTONVVM
@@ -143,6 +145,7 @@ void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   pm.addPass(createTIRxWorkgroupAllocs());
   pm.addPass(createTIRxSinkConstants());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createTIRxAlignWorkgroupBuffers());
   pm.addPass(createSymbolDCEPass());
 }
 
@@ -258,6 +261,24 @@ struct WorkgroupAllocsPass
             launch.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
         alloc.getResult().replaceAllUsesWith(buffer);
         alloc.erase();
+      }
+    });
+  }
+};
+
+struct AlignWorkgroupBuffersPass
+    : public tirx::impl::TIRxAlignWorkgroupBuffersBase<
+          AlignWorkgroupBuffersPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](gpu::GPUFuncOp func) {
+      StringRef name = LLVM::LLVMDialect::getAlignAttrName();
+      Builder b(func.getContext());
+      for (unsigned i = 0, e = func.getNumWorkgroupAttributions(); i < e;
+           ++i) {
+        auto old = dyn_cast_or_null<IntegerAttr>(
+            func.getWorkgroupAttributionAttr(i, name));
+        int64_t align = std::max<int64_t>(16, old ? old.getInt() : 0);
+        func.setWorkgroupAttributionAttr(i, name, b.getI64IntegerAttr(align));
       }
     });
   }

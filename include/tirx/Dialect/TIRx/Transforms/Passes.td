@@ -102,6 +102,21 @@ def TIRxWorkgroupAllocs : Pass<"tirx-workgroup-allocs"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def TIRxAlignWorkgroupBuffers : Pass<"tirx-align-workgroup-buffers"> {
+  let summary = "Align every shared-memory buffer of a kernel to 16 bytes";
+  let description = [{
+    Upstream lowers a `gpu.func`'s workgroup attribution to a shared global
+    aligned to its element (4 bytes for f32) unless the attribution carries
+    `llvm.align`; 16-byte vector accesses to a buffer placed after a scalar
+    one then fault with CUDA_ERROR_MISALIGNED_ADDRESS (a softmax row staged
+    in shared memory and read 4-wide did, on the H200). This pass gives
+    every workgroup attribution `llvm.align` of at least 16 (a larger one
+    already there stays).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def TIRxDistributeCopies : Pass<"tirx-distribute-copies"> {
   let summary = "Split a block's copies between barriers among its threads";
   let description = [{
