@@ -9,24 +9,31 @@ export_bundle() { # name input [passes...]
   rm -rf "$out/$name"
   "$opt" "$input" "$@" --tirx-export-bundle="dir=$out/$name ir-version=$name" -o /dev/null
 }
+# A reference: the seed mapped by tirx-map-reference and lowered by
+# upstream's passes alone (reference=true; the bundle's passes.txt lists them).
+export_ref() { # name seed
+  rm -rf "$out/$1"
+  "$opt" "$2" --tirx-map-reference \
+    --tirx-export-bundle="dir=$out/$1 ir-version=$1 reference=true" -o /dev/null
+}
 schedule() { # name script
   echo "--transform-preload-library=transform-library-paths=$src/examples/$2"
 }
 ex=$src/examples
 in=$src/test/Integration/Inputs
-export_bundle saxpy-ref "$ex/saxpy.mlir" --tirx-map-reference
-export_bundle matmul-ref "$ex/matmul.mlir" --tirx-map-reference
-export_bundle rowsum-ref "$ex/rowsum.mlir" --tirx-map-reference
-export_bundle rmsnorm-ref "$ex/rmsnorm.mlir" --tirx-map-reference
-export_bundle softmax-ref "$ex/softmax.mlir" --tirx-map-reference
-export_bundle layernorm-ref "$ex/layernorm.mlir" --tirx-map-reference
+export_ref saxpy-ref "$ex/saxpy.mlir"
+export_ref matmul-ref "$ex/matmul.mlir"
+export_ref rowsum-ref "$ex/rowsum.mlir"
+export_ref rmsnorm-ref "$ex/rmsnorm.mlir"
+export_ref softmax-ref "$ex/softmax.mlir"
+export_ref layernorm-ref "$ex/layernorm.mlir"
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"
 export_bundle saxpy-hang "$in/saxpy-hang.mlir"
 # The examples scheduled by TIRx's own transforms: a script and recipes.
 export_bundle saxpy-tirx "$ex/saxpy.mlir" "$(schedule x saxpy-tirx.transform.mlir)" --transform-interpreter
-export_bundle exp-scale-ref "$in/exp-scale-onepass.mlir" --tirx-map-reference
+export_ref exp-scale-ref "$in/exp-scale-onepass.mlir"
 export_bundle exp-scale-fused "$ex/exp-scale.mlir" "$(schedule x exp-scale-fused.transform.mlir)" --transform-interpreter
 tirx=$(dirname "$opt")/tirx
 from_recipe() { # name payload recipe: the recipe's last version, exported
@@ -48,8 +55,8 @@ done
 # recipes/<payload>-<variant>.json on examples/bench/<payload>.mlir, or on
 # examples/<payload>.mlir.
 bench=$src/examples/bench
-export_bundle bench-matmul2048-ref "$bench/matmul2048.mlir" --tirx-map-reference
-export_bundle bench-rmsnorm8192-ref "$bench/rmsnorm8192.mlir" --tirx-map-reference
+export_ref bench-matmul2048-ref "$bench/matmul2048.mlir"
+export_ref bench-rmsnorm8192-ref "$bench/rmsnorm8192.mlir"
 for recipe in "$bench"/recipes/*.json; do
   payload=$(basename "$recipe" .json)
   payload=${payload%%-*}.mlir

@@ -274,7 +274,16 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
       arguments, the ptxas resource report, the global accesses (width,
       alignment, stride along thread x, IR path and location) and counted
       flops;
-    - `<kernel module>.ptx` and, with ptxas, `<kernel module>.cubin`.
+    - `<kernel module>.ptx` and, with ptxas, `<kernel module>.cubin`;
+    - `passes.txt`: the passes that lowered it, one per line, in the order
+      they first ran.
+
+    With `reference=true` (the seed mapped by `tirx-map-reference`, the
+    reference a candidate is checked against) the payload is lowered by
+    upstream's passes alone: none of TIRx's rewriting passes (copy
+    distribution, accumulator promotion, vector transfer lowering,
+    alignment proofs, ...) runs on it, so that a bug in one of them cannot
+    hit both sides of the comparison. The pass fails if one did.
 
     The payload itself is not changed. The pass refuses, naming the value,
     a launch configuration or a kernel argument that is not static, a
@@ -283,6 +292,8 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
 
     ```
     tirx-opt mapped.mlir --tirx-export-bundle="dir=out/v2"
+    tirx-opt seed.mlir --tirx-map-reference \
+             --tirx-export-bundle="dir=out/v1 reference=true"
     tirx-run out/v2 --reference out/v1
     ```
   }];
@@ -301,7 +312,10 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
            "CUDA toolkit directory, as for tirx-lower-to-nvvm (default: "
            "looked up at run time)">,
     Option<"irVersion", "ir-version", "std::string", /*default=*/"\"\"",
-           "Snapshot id recorded in the manifest">
+           "Snapshot id recorded in the manifest">,
+    Option<"reference", "reference", "bool", /*default=*/"false",
+           "Lower as the correctness reference: upstream's passes alone, "
+           "none of TIRx's rewriting passes (default: false)">
   ];
 }
 
