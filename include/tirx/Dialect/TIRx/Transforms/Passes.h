@@ -64,6 +64,11 @@ void buildLowerToNVVMPipeline(OpPassManager &pm,
 /// canonical, CSE'd, alignment proven. Kernels stay in their launches.
 void buildAnalysisFormPipeline(OpPassManager &pm);
 
+/// What the GPU path runs on a mapped payload before outlining: the
+/// analysis form, shared allocations as workgroup attributions, constants
+/// sunk into launches (tirx-prepare-launches). Kernels stay in launches.
+void buildPrepareLaunchesPipeline(OpPassManager &pm);
+
 /// What upstream's NVVM pipeline leaves to the user: leftover linalg, vector
 /// transfers, alias folding, alignment, outlining, symbol DCE. Afterwards
 /// every kernel is a gpu.func reached by a gpu.launch_func.
