@@ -482,6 +482,24 @@ std::string compareSignatures(const Manifest &c, const Manifest &r) {
   return "";
 }
 
+/// Input set 0 as raw arrays, for a comparison with a host computation.
+void dumpInputsAndOutputs(const std::string &dir, const Manifest &m,
+                          const std::vector<std::vector<uint8_t>> &in,
+                          const std::vector<std::vector<uint8_t>> &out) {
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    if (!m.params[i].isBuffer)
+      continue;
+    for (const auto &[suffix, bytes] :
+         {std::make_pair(".in", &in[i]), std::make_pair(".out", &out[i])}) {
+      std::string error;
+      std::string path = dir + "/" + m.params[i].name + suffix;
+      if (!writeFileAtomically(
+              path, std::string(bytes->begin(), bytes->end()), error))
+        throw CudaError{"--dump-io: " + error};
+    }
+  }
+}
+
 void runCandidate(const RunOptions &options, const std::string &candidateDir,
                   const Manifest &candidate, const std::string *referenceDir,
                   const Manifest *reference, const DeviceProfile &profile,
@@ -576,6 +594,8 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
       f.checkedLaunches.push_back(launches);
       f.launchStatus = "ok";
       got = download(candidate, buffers);
+      if (s == 0 && !options.dumpDir.empty())
+        dumpInputsAndOutputs(options.dumpDir, candidate, host, got);
       lastSetLaunch = launches;
       lastSetName = setName;
       checkInputs("after launch " + std::to_string(launches) + ", " + setName);

@@ -51,6 +51,25 @@ for recipe in "$ex"/recipes/*.json; do
   payload=$ex/${payload%%-*}.mlir   # saxpy-vec4.json -> saxpy.mlir
   from_recipe "recipe-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
+# Small sizes, for test/Integration/host.test: each example's reference and
+# each recipe's schedule, both compared there with a host computation.
+small() { # name seed sed-arguments...
+  local name=$1 seed=$2; shift 2
+  sed "$@" "$seed" > "$out/small-$name.mlir"
+}
+small saxpy "$ex/saxpy.mlir" -e 's/67108864/65536/g'
+small matmul "$ex/matmul.mlir" -e 's/256x256/64x64/g'
+small rowsum "$ex/rowsum.mlir" -e 's/1024x16384/256x4096/g' -e 's/memref<1024xf32>/memref<256xf32>/g'
+small rmsnorm "$ex/rmsnorm.mlir" -e 's/1024x1024/64x1024/g' -e 's/memref<1024xf32>/memref<64xf32>/g'
+small softmax "$ex/softmax.mlir" -e 's/8192x8192/4x8192/g' -e 's/memref<8192xf32>/memref<4xf32>/g'
+small layernorm "$src/test/Tools/cpu-check/Inputs/layernorm-4rows.mlir" -e ''
+for p in saxpy matmul rowsum rmsnorm softmax layernorm; do
+  export_ref "host-$p-ref" "$out/small-$p.mlir"
+done
+for recipe in "$ex"/recipes/*.json; do
+  r=$(basename "$recipe" .json)
+  from_recipe "host-$r" "$out/small-${r%%-*}.mlir" "$recipe"
+done
 # The benchmarks' other schedules and sizes (examples/bench/*-bench.sh):
 # recipes/<payload>-<variant>.json on examples/bench/<payload>.mlir, or on
 # examples/<payload>.mlir.
