@@ -148,6 +148,7 @@ private:
                                    ArrayRef<Mask> masks);
   LogicalResult emitMma(nvgpu::MmaSyncOp mma, ArrayRef<Mask> masks);
   FailureOr<SmallVector<Value>> newBuffers(TypeRange types, Operation *op);
+  FailureOr<Value> laneBuffer(Operation *collective, Value value);
 };
 } // namespace
 
@@ -376,6 +377,20 @@ static std::pair<Value, Value> laneOf(OpBuilder &b, Location loc, Value t) {
   return {lane, base};
 }
 
+/// Where the other lanes of `collective` read `value` from: its per-thread
+/// buffer, or nothing when it is the same in every thread.
+FailureOr<Value> Emulator::laneBuffer(Operation *collective, Value value) {
+  if (isUniform(value))
+    return Value();
+  FailureOr<Value> buffer = getBuffer(value);
+  if (failed(buffer)) {
+    collective->emitError() << "tirx-emulate-launches: an operand of this "
+                               "warp collective cannot be kept per thread";
+    return failure();
+  }
+  return *buffer;
+}
+
 LogicalResult Emulator::emitShuffle(gpu::ShuffleOp shuffle,
                                     ArrayRef<Mask> masks) {
   Value value = shuffle.getValue();
@@ -383,14 +398,10 @@ LogicalResult Emulator::emitShuffle(gpu::ShuffleOp shuffle,
       newBuffers(shuffle->getResultTypes(), shuffle);
   if (failed(results))
     return failure();
-  Value valueBuffer;
-  if (!isUniform(value)) {
-    FailureOr<Value> buffer = getBuffer(value);
-    if (failed(buffer))
-      return shuffle.emitError() << "tirx-emulate-launches: the shuffled "
-                                    "value cannot be kept per thread";
-    valueBuffer = *buffer;
-  }
+  FailureOr<Value> lanes = laneBuffer(shuffle, value);
+  if (failed(lanes))
+    return failure();
+  Value valueBuffer = *lanes;
   LogicalResult emitted = emitThreadLoop(masks, [&]() -> LogicalResult {
     FailureOr<Value> own = resolve(value);
     FailureOr<Value> offset = resolve(shuffle.getOffset());
@@ -488,14 +499,10 @@ LogicalResult Emulator::emitSubgroupReduce(gpu::SubgroupReduceOp reduce,
       newBuffers(reduce->getResultTypes(), reduce);
   if (failed(results))
     return failure();
-  Value valueBuffer;
-  if (!isUniform(value)) {
-    FailureOr<Value> buffer = getBuffer(value);
-    if (failed(buffer))
-      return reduce.emitError() << "tirx-emulate-launches: the reduced value "
-                                   "cannot be kept per thread";
-    valueBuffer = *buffer;
-  }
+  FailureOr<Value> lanes = laneBuffer(reduce, value);
+  if (failed(lanes))
+    return failure();
+  Value valueBuffer = *lanes;
   LogicalResult emitted = emitThreadLoop(masks, [&]() -> LogicalResult {
     FailureOr<Value> own = resolve(value);
     if (failed(own))
