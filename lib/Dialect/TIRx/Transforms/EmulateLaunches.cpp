@@ -137,7 +137,8 @@ private:
 
   LogicalResult emitBlock(Block &block, ArrayRef<Mask> masks);
   LogicalResult emitThreadLoop(ArrayRef<Mask> masks,
-                               function_ref<LogicalResult()> body);
+                               function_ref<LogicalResult()> body,
+                               bool scoped = false);
   LogicalResult emitSegment(ArrayRef<Operation *> ops, ArrayRef<Mask> masks);
   LogicalResult emitStores(ValueRange values, ArrayRef<Value> into,
                            ArrayRef<Mask> masks);
@@ -213,7 +214,8 @@ LogicalResult Emulator::resolveUsedAbove(Operation *op) {
 }
 
 LogicalResult Emulator::emitThreadLoop(ArrayRef<Mask> masks,
-                                       function_ref<LogicalResult()> body) {
+                                       function_ref<LogicalResult()> body,
+                                       bool scoped) {
   auto loop = scf::ForOp::create(b, loc, cst(b, 0), cst(b, threads), cst(b, 1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -240,6 +242,15 @@ LogicalResult Emulator::emitThreadLoop(ArrayRef<Mask> masks,
     auto ifOp = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
+  if (scoped) {
+    // A thread's stack allocations end with the thread: without a scope,
+    // every thread of every block would grow the one CPU stack.
+    auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange{});
+    Block *scopeBody = b.createBlock(&scope.getBodyRegion());
+    b.setInsertionPointToStart(scopeBody);
+    auto end = memref::AllocaScopeReturnOp::create(b, loc, ValueRange{});
+    b.setInsertionPoint(end);
+  }
   IRMapping *savedLocal = local;
   Value savedTid = tid;
   local = &map;
@@ -254,6 +265,10 @@ LogicalResult Emulator::emitSegment(ArrayRef<Operation *> ops,
                                     ArrayRef<Mask> masks) {
   if (ops.empty())
     return success();
+  bool allocates = llvm::any_of(ops, [](Operation *op) {
+    return op->walk([](memref::AllocaOp) { return WalkResult::interrupt(); })
+        .wasInterrupted();
+  });
   return emitThreadLoop(masks, [&]() -> LogicalResult {
     for (Operation *op : ops) {
       if (failed(resolveUsedAbove(op)))
@@ -264,7 +279,7 @@ LogicalResult Emulator::emitSegment(ArrayRef<Operation *> ops,
         defined[result] = {value, tid};
     }
     return success();
-  });
+  }, allocates);
 }
 
 FailureOr<SmallVector<Value>> Emulator::newBuffers(TypeRange types,
