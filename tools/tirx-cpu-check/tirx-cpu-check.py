@@ -486,8 +486,18 @@ def main(argv):
             ws = os.path.join(work, "ws")
             shutil.rmtree(ws, ignore_errors=True)
             run([tirx, "init", seed_path, "--workspace", ws], "tirx init")
-            out = run([tirx, "apply", "v1", "--recipe", args.recipe, "--workspace",
-                       ws, "--json"], "tirx apply --recipe")
+            p = subprocess.run([tirx, "apply", "v1", "--recipe", args.recipe,
+                                "--workspace", ws, "--json"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+            out = p.stdout
+            try:
+                refusal = json.loads(out).get("error") if p.returncode else None
+            except ValueError:
+                refusal = {"code": "error", "message": (p.stderr or out).strip()[-2000:]}
+            if p.returncode:
+                raise CheckError("the recipe was refused: %s: %s" % (
+                    (refusal or {}).get("code", "error"),
+                    (refusal or {}).get("message", (p.stderr or out).strip()[-2000:])))
             ids = re.findall(r'"id":\s*"(v\d+)"', out)
             if not ids:
                 raise CheckError("the recipe made no version:\n" + out[-2000:])
