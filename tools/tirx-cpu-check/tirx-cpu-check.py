@@ -21,6 +21,7 @@ unchanged (an input) must come back bit for bit.
 
   tirx-cpu-check SEED.mlir --recipe R.json [--resize 8192x8192=4x8192 ...]
   tirx-cpu-check SEED.mlir --schedule SCHEDULED.mlir
+  tirx-cpu-check SEED.mlir --reference   (the seed's GPU reference mapping)
 
 Exit status: 0 all buffers match, 1 a mismatch (the message names the
 buffer, the first element, got and want), 2 the check could not run.
@@ -448,6 +449,9 @@ def main(argv):
     how = ap.add_mutually_exclusive_group(required=True)
     how.add_argument("--recipe", help="a recipe (JSON list of actions) applied to the seed")
     how.add_argument("--schedule", help="a scheduled, GPU-mapped payload (.mlir)")
+    how.add_argument("--reference", action="store_true",
+                     help="check the reference instead: the seed mapped by "
+                          "tirx-map-reference, no TIRx rewriting pass")
     ap.add_argument("--resize", action="append", default=[], metavar="OLD=NEW",
                     help="replace OLD by NEW in the seed's text first (smaller sizes)")
     ap.add_argument("--bin", default=os.path.dirname(os.path.abspath(sys.argv[0])),
@@ -505,15 +509,22 @@ def main(argv):
             sched_path = os.path.join(work, "schedule.mlir")
             open(sched_path, "w").write(sched_text)
         else:
-            sched_path = args.schedule
+            sched_path = args.schedule or seed_path
 
         seed_passes = ["--tirx-bufferize"] if "tensor<" in seed_text else []
         seed_low = run([tirx_opt, seed_path] + seed_passes + ["--mlir-print-local-scope"],
                        "the seed's preparation")
-        sched_low = run([tirx_opt, sched_path, "--tirx-prepare-launches",
-                         "--tirx-emulate-launches", "--mlir-print-local-scope"],
-                        "the schedule's emulation (tirx-prepare-launches, "
-                        "tirx-emulate-launches)")
+        if args.reference:
+            # The reference path: upstream's mapping inside tirx-map-reference,
+            # upstream's cleanups, no TIRx rewriting pass (as
+            # tirx-export-bundle{reference=true} lowers it).
+            prepare = ["--tirx-map-reference", "--canonicalize", "--cse"]
+        else:
+            prepare = ["--tirx-prepare-launches"]
+        sched_low = run([tirx_opt, sched_path] + prepare +
+                        ["--tirx-emulate-launches", "--mlir-print-local-scope"],
+                        "the schedule's emulation (%s, tirx-emulate-launches)" %
+                        " ".join(p.lstrip("-") for p in prepare))
         name, params = payload_function(seed_low)
         sname, sparams = payload_function(sched_low)
         if [p["type"] for p in params] != [p["type"] for p in sparams]:
@@ -578,7 +589,8 @@ def main(argv):
         print(line)
     verdict = "FAIL" if failures else "pass"
     print("tirx-cpu-check: %s: %s on %d input sets (seed %d): %s" % (
-        verdict, os.path.basename(args.recipe or args.schedule), args.trials, args.rng,
+        verdict, "reference" if args.reference else os.path.basename(args.recipe or args.schedule),
+        args.trials, args.rng,
         "; ".join("%s (%s) rel L2 %.2g" % (params[k]["name"], roles[k], summary[k])
                   for k in checked)))
     return 1 if failures else 0
