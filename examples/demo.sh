@@ -17,7 +17,7 @@ rm -rf "$out" && mkdir -p "$out"
   --transform-interpreter -o "$out/saxpy-vec4.mlir"
 "$opt" "$out/saxpy-vec4.mlir" --tirx-export-bundle="dir=$out/saxpy-vec4 ir-version=v2" -o /dev/null
 "$opt" "$root/examples/saxpy.mlir" --tirx-map-reference \
-  --tirx-export-bundle="dir=$out/saxpy-ref ir-version=v1" -o /dev/null
+  --tirx-export-bundle="dir=$out/saxpy-ref ir-version=v1 reference=true" -o /dev/null
 
 python3 - "$out/saxpy-vec4" <<'PY'
 import json, re, sys

@@ -54,6 +54,17 @@ if shutil.which("node") and os.path.isdir(os.path.join(
         config.tirx_src_root, "test", "MCP", "node_modules", "@modelcontextprotocol", "sdk")):
     config.available_features.add("mcp-sdk")
 
+# tools/tirx-cpu-check: a schedule's arithmetic checked on the CPU through
+# mlir-runner (test/Tools/cpu-check).
+config.substitutions.append(("%tirx_cpu_check", "%s %s --bin %s --llvm-bin %s" % (
+    sys.executable,
+    os.path.join(config.tirx_src_root, "tools", "tirx-cpu-check", "tirx-cpu-check.py"),
+    config.tirx_tools_dir, config.llvm_tools_dir)))
+if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")) and \
+        os.path.exists(os.path.join(os.path.dirname(config.llvm_tools_dir), "lib",
+                                    "libmlir_c_runner_utils.so")):
+    config.available_features.add("mlir-runner")
+
 if os.path.exists(os.path.join(config.cuda_home, "bin", "ptxas")):
     config.available_features.add("ptxas")
 

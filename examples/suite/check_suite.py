@@ -111,7 +111,7 @@ def check_payload(r, name, recipe_dir, write_recipes, bundles=None, recipes_only
                     hand = os.path.join(HERE, "refs", name + ".mlir")
                     rc, _, err = r.run(r.opt, hand if os.path.exists(hand) else reference,
                                        "--tirx-map-reference",
-                                       "--tirx-export-bundle=dir=%s ir-version=%s-ref" % (
+                                       "--tirx-export-bundle=dir=%s ir-version=%s-ref reference=true" % (
                                            os.path.join(bundles, "suite-" + name + "-ref"), name),
                                        "-o", "/dev/null")
                     if rc != 0 or "error:" in err:

@@ -189,6 +189,7 @@ llvm::Error exportBundle(MLIRContext &ctx, const std::string &text,
   options.dir = dir;
   options.chip = chip;
   options.irVersion = name;
+  options.reference = !mapped; // upstream's passes alone
   pm.addPass(createTIRxExportBundle(options));
   if (failed(pm.run(*module)))
     return refuse(RefusalCode::compile_error, "lowering " + name + " failed");

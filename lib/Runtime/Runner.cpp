@@ -58,6 +58,24 @@ download(const Manifest &m, const std::vector<CUdeviceptr> &buffers,
   return host;
 }
 
+/// Input set 0 as raw arrays, for a comparison with a host computation.
+void dumpInputsAndOutputs(const std::string &dir, const Manifest &m,
+                          const std::vector<std::vector<uint8_t>> &in,
+                          const std::vector<std::vector<uint8_t>> &out) {
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    if (!m.params[i].isBuffer)
+      continue;
+    for (const auto &[suffix, bytes] :
+         {std::make_pair(".in", &in[i]), std::make_pair(".out", &out[i])}) {
+      std::string error;
+      std::string path = dir + "/" + m.params[i].name + suffix;
+      if (!writeFileAtomically(
+              path, std::string(bytes->begin(), bytes->end()), error))
+        throw CudaError{"--dump-io: " + error};
+    }
+  }
+}
+
 /// The one-shot runner's data path: inputs made on the host and uploaded,
 /// the reference run again on each input set, outputs read back and
 /// compared on the host.
@@ -84,7 +102,12 @@ public:
     poisonScratch(candidate, addresses);
     pristineCopies.clear();
   }
-  void keepOutputs() override { got = download(candidate, addresses); }
+  void keepOutputs() override {
+    got = download(candidate, addresses);
+    if (!dumped && !options.dumpDir.empty())
+      dumpInputsAndOutputs(options.dumpDir, candidate, host, got);
+    dumped = true;
+  }
   Comparison checkInputs() override {
     auto now = download(candidate, addresses, /*inputs=*/true);
     for (size_t i = 0; i < candidate.params.size(); ++i) {
@@ -132,6 +155,7 @@ private:
   const RunOptions &options;
   const Manifest &candidate;
   const Manifest *reference;
+  bool dumped = false; // input set 0 written for --dump-io
   DeviceBuffers owned;
   std::vector<CUdeviceptr> addresses;
   std::unique_ptr<LoadedBundle> ref;

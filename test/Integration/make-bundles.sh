@@ -9,17 +9,24 @@ export_bundle() { # name input [passes...]
   rm -rf "$out/$name"
   "$opt" "$input" "$@" --tirx-export-bundle="dir=$out/$name ir-version=$name" -o /dev/null
 }
+# A reference: the seed mapped by tirx-map-reference and lowered by
+# upstream's passes alone (reference=true; the bundle's passes.txt lists them).
+export_ref() { # name seed
+  rm -rf "$out/$1"
+  "$opt" "$2" --tirx-map-reference \
+    --tirx-export-bundle="dir=$out/$1 ir-version=$1 reference=true" -o /dev/null
+}
 schedule() { # name script
   echo "--transform-preload-library=transform-library-paths=$src/examples/$2"
 }
 ex=$src/examples
 in=$src/test/Integration/Inputs
-export_bundle saxpy-ref "$ex/saxpy.mlir" --tirx-map-reference
-export_bundle matmul-ref "$ex/matmul.mlir" --tirx-map-reference
-export_bundle rowsum-ref "$ex/rowsum.mlir" --tirx-map-reference
-export_bundle rmsnorm-ref "$ex/rmsnorm.mlir" --tirx-map-reference
-export_bundle softmax-ref "$ex/softmax.mlir" --tirx-map-reference
-export_bundle layernorm-ref "$ex/layernorm.mlir" --tirx-map-reference
+export_ref saxpy-ref "$ex/saxpy.mlir"
+export_ref matmul-ref "$ex/matmul.mlir"
+export_ref rowsum-ref "$ex/rowsum.mlir"
+export_ref rmsnorm-ref "$ex/rmsnorm.mlir"
+export_ref softmax-ref "$ex/softmax.mlir"
+export_ref layernorm-ref "$ex/layernorm.mlir"
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 # saxpy over 2^20 elements, for the worker's screening rate
@@ -33,7 +40,7 @@ export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"
 export_bundle saxpy-hang "$in/saxpy-hang.mlir"
 # The examples scheduled by TIRx's own transforms: a script and recipes.
 export_bundle saxpy-tirx "$ex/saxpy.mlir" "$(schedule x saxpy-tirx.transform.mlir)" --transform-interpreter
-export_bundle exp-scale-ref "$in/exp-scale-onepass.mlir" --tirx-map-reference
+export_ref exp-scale-ref "$in/exp-scale-onepass.mlir"
 export_bundle exp-scale-fused "$ex/exp-scale.mlir" "$(schedule x exp-scale-fused.transform.mlir)" --transform-interpreter
 tirx=$(dirname "$opt")/tirx
 from_recipe() { # name payload recipe: the recipe's last version, exported
@@ -51,12 +58,31 @@ for recipe in "$ex"/recipes/*.json; do
   payload=$ex/${payload%%-*}.mlir   # saxpy-vec4.json -> saxpy.mlir
   from_recipe "recipe-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
+# Small sizes, for test/Integration/host.test: each example's reference and
+# each recipe's schedule, both compared there with a host computation.
+small() { # name seed sed-arguments...
+  local name=$1 seed=$2; shift 2
+  sed "$@" "$seed" > "$out/small-$name.mlir"
+}
+small saxpy "$ex/saxpy.mlir" -e 's/67108864/65536/g'
+small matmul "$ex/matmul.mlir" -e 's/256x256/64x64/g'
+small rowsum "$ex/rowsum.mlir" -e 's/1024x16384/256x4096/g' -e 's/memref<1024xf32>/memref<256xf32>/g'
+small rmsnorm "$ex/rmsnorm.mlir" -e 's/1024x1024/64x1024/g' -e 's/memref<1024xf32>/memref<64xf32>/g'
+small softmax "$ex/softmax.mlir" -e 's/8192x8192/4x8192/g' -e 's/memref<8192xf32>/memref<4xf32>/g'
+small layernorm "$src/test/Tools/cpu-check/Inputs/layernorm-4rows.mlir" -e ''
+for p in saxpy matmul rowsum rmsnorm softmax layernorm; do
+  export_ref "host-$p-ref" "$out/small-$p.mlir"
+done
+for recipe in "$ex"/recipes/*.json; do
+  r=$(basename "$recipe" .json)
+  from_recipe "host-$r" "$out/small-${r%%-*}.mlir" "$recipe"
+done
 # The benchmarks' other schedules and sizes (examples/bench/*-bench.sh):
 # recipes/<payload>-<variant>.json on examples/bench/<payload>.mlir, or on
 # examples/<payload>.mlir.
 bench=$src/examples/bench
-export_bundle bench-matmul2048-ref "$bench/matmul2048.mlir" --tirx-map-reference
-export_bundle bench-rmsnorm8192-ref "$bench/rmsnorm8192.mlir" --tirx-map-reference
+export_ref bench-matmul2048-ref "$bench/matmul2048.mlir"
+export_ref bench-rmsnorm8192-ref "$bench/rmsnorm8192.mlir"
 for recipe in "$bench"/recipes/*.json; do
   payload=$(basename "$recipe" .json)
   payload=${payload%%-*}.mlir

@@ -34,6 +34,7 @@ const char *const kPassFlags[] = {
     "tirx-lower-vector-transfers", "tirx-workgroup-allocs",
     "tirx-distribute-copies",    "tirx-promote-accumulators",
     "tirx-sink-constants",       "tirx-prove-vector-alignment",
+    "tirx-prepare-launches",     "tirx-emulate-launches",
 };
 
 /// The textual pipeline the flags have built so far.

@@ -26,6 +26,7 @@
 #include "tirx/Runtime/WorkerClient.h"
 #include "tirx/Version.h"
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -69,6 +70,9 @@ const char *kUsage =
     "                      full = the checks of a one-shot run (default)\n"
     "  --worker            serve JSON-line requests on stdin (docs/worker.md)\n"
     "  --busy-fd N         with --worker: write 1/0 there around GPU waits\n"
+    "  --dump-io DIR       write input set 0's buffers there, raw: <param>.in\n"
+    "                      before the first launch, <param>.out after it\n"
+    "                      (one bundle only)\n"
     "  --version           print the TIRx version and exit\n"
     "exit status: 0 all ran and passed, 1 a candidate failed, timed out, was\n"
     "             implausibly fast or its check was blind,\n"
@@ -155,6 +159,8 @@ Options parseArgs(int argc, char **argv) {
       o.irVersion = value();
     } else if (a == "-o") {
       o.output = value();
+    } else if (a == "--dump-io") {
+      o.run.dumpDir = value();
     } else if (!a.empty() && a[0] == '-') {
       badInput("unknown option '" + a + "'\n" + kUsage);
     } else {
@@ -168,6 +174,11 @@ Options parseArgs(int argc, char **argv) {
   }
   if (o.bundles.empty())
     badInput(std::string("no bundle given\n") + kUsage);
+  if (!o.run.dumpDir.empty() && o.bundles.size() != 1)
+    badInput("--dump-io takes one bundle, got " +
+             std::to_string(o.bundles.size()));
+  if (!o.run.dumpDir.empty() && !std::filesystem::is_directory(o.run.dumpDir))
+    badInput("--dump-io: '" + o.run.dumpDir + "' is not a directory");
   // Fresh inputs on every run, so that no candidate is tuned to one input
   // set; the feedback records the seed to replay a check with --seed.
   if (!o.seedGiven)

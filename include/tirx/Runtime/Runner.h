@@ -31,6 +31,11 @@ struct RunOptions {
   int64_t maxSamples = 2000;
   double budgetSeconds = 1.0;
   int warmup = 3;
+  /// When set: the inputs and outputs of input set 0 (first launch) are
+  /// written there as raw little-endian arrays, <param>.in and <param>.out
+  /// for every buffer, so that a test can compare them with a host
+  /// computation (test/Integration/host.test).
+  std::string dumpDir;
   /// Called with true before the host blocks on the GPU and with false
   /// after; the watchdog in the parent uses it.
   std::function<void(bool)> busy;

@@ -518,8 +518,10 @@ void ExportBundlePass::runOnOperation() {
 
   // Work on a copy: the payload stays as it was.
   OwningOpRef<ModuleOp> copy = module.clone();
+  std::vector<std::string> passes; // what lowered it, for passes.txt
   auto runStrict = [&](function_ref<void(OpPassManager &)> build) {
     PassManager manager(module.getContext(), ModuleOp::getOperationName());
+    mlir::tirx::recordPasses(manager, passes);
     build(manager);
     return mlir::tirx::runPipelineStrictly(
         manager, *copy, [&](OpPassManager &, ModuleOp m) {
@@ -527,8 +529,12 @@ void ExportBundlePass::runOnOperation() {
         });
   };
 
-  if (failed(runStrict([](OpPassManager &pm) {
-        mlir::tirx::buildPrepareForNVVMPipeline(pm);
+  // The reference: upstream's passes alone (ReferencePipeline.cpp).
+  if (failed(runStrict([&](OpPassManager &pm) {
+        if (reference)
+          mlir::tirx::buildReferencePreparePipeline(pm);
+        else
+          mlir::tirx::buildPrepareForNVVMPipeline(pm);
       })))
     return signalPassFailure();
 
@@ -551,8 +557,28 @@ void ExportBundlePass::runOnOperation() {
                        << "': " << ec.message();
     return signalPassFailure();
   }
+  if (reference)
+    for (const std::string &pass : passes)
+      if (mlir::tirx::isTIRxRewritingPass(pass)) {
+        module.emitError() << "tirx-export-bundle: the reference was lowered "
+                              "through TIRx's rewriting pass "
+                           << pass << "; it must be lowered by upstream's "
+                                      "passes alone";
+        return signalPassFailure();
+      }
   if (failed(writeBinaries(*copy, manifest, options)))
     return signalPassFailure();
+  SmallString<256> passesPath(dir);
+  llvm::sys::path::append(passesPath, "passes.txt");
+  std::error_code ec;
+  llvm::raw_fd_ostream passesOut(passesPath, ec);
+  if (ec) {
+    module.emitError() << "tirx-export-bundle: cannot write " << passesPath
+                       << ": " << ec.message();
+    return signalPassFailure();
+  }
+  for (const std::string &pass : passes)
+    passesOut << pass << "\n";
   std::string error;
   if (!rt::writeManifest(dir, manifest, error)) {
     module.emitError() << "tirx-export-bundle: " << error;

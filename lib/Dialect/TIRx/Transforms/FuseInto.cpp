@@ -104,10 +104,17 @@ tirx::fuseIntoConsumerLoop(RewriterBase &rewriter, linalg::LinalgOp producer,
   }
   SmallVector<OpFoldResult> offsets, sizes;
   producerTile(rewriter, producer, tile, offsets, sizes);
-  // A reduction starts from the fill's value.
-  if (fill)
+  // A reduction starts from the fill's value. In a block's shared buffer,
+  // every thread runs the fill (on the whole tile) and the producer may later
+  // be split among threads: a barrier between them, or a thread still
+  // filling wipes what another has begun to accumulate (a race that
+  // tirx-cpu-check showed in recipes/rmsnorm-fused.json).
+  if (fill) {
     linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs(),
                            ValueRange{privateTile});
+    if (perBlock)
+      gpu::BarrierOp::create(rewriter, loc);
+  }
   FailureOr<TilingResult> tiled =
       producerTiling.getTiledImplementation(rewriter, offsets, sizes);
   if (failed(tiled) || tiled->tiledOps.size() != 1)

@@ -36,6 +36,7 @@ namespace tirx {
 #define GEN_PASS_DEF_TIRXWORKGROUPALLOCS
 #define GEN_PASS_DEF_TIRXSINKCONSTANTS
 #define GEN_PASS_DEF_TIRXLOWERTONVVM
+#define GEN_PASS_DEF_TIRXPREPARELAUNCHES
 #include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
 } // namespace tirx
 } // namespace mlir
@@ -140,10 +141,14 @@ void mlir::tirx::buildAnalysisFormPipeline(OpPassManager &pm) {
   pm.addPass(createTIRxProveVectorAlignment());
 }
 
-void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
+void mlir::tirx::buildPrepareLaunchesPipeline(OpPassManager &pm) {
   buildAnalysisFormPipeline(pm);
   pm.addPass(createTIRxWorkgroupAllocs());
   pm.addPass(createTIRxSinkConstants());
+}
+
+void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
+  buildPrepareLaunchesPipeline(pm);
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createTIRxAlignWorkgroupBuffers());
   pm.addPass(createSymbolDCEPass());
@@ -292,6 +297,24 @@ struct SinkConstantsPass
         return op->hasTrait<OpTrait::ConstantLike>();
       });
     });
+  }
+};
+
+struct PrepareLaunchesPass
+    : public tirx::impl::TIRxPrepareLaunchesBase<PrepareLaunchesPass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildPrepareLaunchesPipeline(pm);
+    pm.getDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildPrepareLaunchesPipeline(pm);
+    if (failed(runPipelineStrictly(pm, getOperation(),
+                                   [&](OpPassManager &pm, ModuleOp m) {
+                                     return runPipeline(pm, m);
+                                   })))
+      signalPassFailure();
   }
 };
 

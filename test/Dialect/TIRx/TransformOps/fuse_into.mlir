@@ -218,7 +218,9 @@ module attributes {transform.with_named_sequence} {
 
 // A row sum and the division by it (a normalization, as in softmax): the
 // fill and the reduction move into the consumer's block loop; each block
-// sums its row into shared memory, between barriers.
+// sums its row into shared memory, between barriers, and a barrier between
+// the fill (run by every thread) and the reduction (which tile_to_threads
+// may split among threads).
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @normalize
@@ -227,6 +229,8 @@ module attributes {transform.with_named_sequence} {
 //       CHECK:     %[[SH:.*]] = memref.alloc() : memref<1xf32, #gpu.address_space<workgroup>>
 //       CHECK:     gpu.barrier
 //       CHECK:     linalg.fill ins(%{{.*}} : f32) outs(%[[SH]] : memref<1xf32, #gpu.address_space<workgroup>>)
+//  CHECK-NEXT:     gpu.barrier
+//   CHECK-NOT:     gpu.barrier
 //       CHECK:     linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
 //  CHECK-SAME:       ins(%{{.*}} : memref<1x128xf32, strided<[128, 1], offset: ?>>) outs(%[[SH]] : memref<1xf32, #gpu.address_space<workgroup>>)
 //       CHECK:       arith.addf
@@ -409,6 +413,8 @@ module attributes {transform.with_named_sequence} {
 //       CHECK:       math.exp
 //       CHECK:     gpu.barrier
 //       CHECK:     linalg.fill {{.*}} outs(%[[SUM]]
+//  CHECK-NEXT:     gpu.barrier
+//   CHECK-NOT:     gpu.barrier
 //       CHECK:     linalg.generic {{.*}} ins(%[[ROW]] : {{.*}}) outs(%[[SUM]] : {{.*}})
 //       CHECK:       arith.addf
 //       CHECK:     gpu.barrier

@@ -14,10 +14,12 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 namespace tirx {
@@ -62,10 +64,31 @@ void buildLowerToNVVMPipeline(OpPassManager &pm,
 /// canonical, CSE'd, alignment proven. Kernels stay in their launches.
 void buildAnalysisFormPipeline(OpPassManager &pm);
 
+/// What the GPU path runs on a mapped payload before outlining: the
+/// analysis form, shared allocations as workgroup attributions, constants
+/// sunk into launches (tirx-prepare-launches). Kernels stay in launches.
+void buildPrepareLaunchesPipeline(OpPassManager &pm);
+
 /// What upstream's NVVM pipeline leaves to the user: leftover linalg, vector
 /// transfers, alias folding, alignment, outlining, symbol DCE. Afterwards
 /// every kernel is a gpu.func reached by a gpu.launch_func.
 void buildPrepareForNVVMPipeline(OpPassManager &pm);
+
+/// The reference's preparation (tirx-export-bundle{reference=true}):
+/// upstream passes alone, none of TIRx's rewriting passes, so that a bug in
+/// one of them cannot hit the reference and the candidate alike. Afterwards
+/// every kernel is a gpu.func reached by a gpu.launch_func, as after
+/// buildPrepareForNVVMPipeline.
+void buildReferencePreparePipeline(OpPassManager &pm);
+
+/// Whether the pass with this argument is one of TIRx's rewriting passes
+/// (every tirx- pass but the mapping of the reference and those that only
+/// read the payload).
+bool isTIRxRewritingPass(llvm::StringRef argument);
+
+/// Makes `pm` record into `names` the argument of every pass it runs, once
+/// each, in the order they first run, nested pipelines included.
+void recordPasses(PassManager &pm, std::vector<std::string> &names);
 
 /// The CUDA toolkit to compile with (its bin/ptxas, its libdevice):
 /// `toolkit` when not empty, else the first of $CUDA_HOME, $CUDA_PATH and

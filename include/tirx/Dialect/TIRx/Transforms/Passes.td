@@ -289,7 +289,16 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
       arguments, the ptxas resource report, the global accesses (width,
       alignment, stride along thread x, IR path and location) and counted
       flops;
-    - `<kernel module>.ptx` and, with ptxas, `<kernel module>.cubin`.
+    - `<kernel module>.ptx` and, with ptxas, `<kernel module>.cubin`;
+    - `passes.txt`: the passes that lowered it, one per line, in the order
+      they first ran.
+
+    With `reference=true` (the seed mapped by `tirx-map-reference`, the
+    reference a candidate is checked against) the payload is lowered by
+    upstream's passes alone: none of TIRx's rewriting passes (copy
+    distribution, accumulator promotion, vector transfer lowering,
+    alignment proofs, ...) runs on it, so that a bug in one of them cannot
+    hit both sides of the comparison. The pass fails if one did.
 
     The payload itself is not changed. The pass refuses, naming the value,
     a launch configuration or a kernel argument that is not static, a
@@ -298,6 +307,8 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
 
     ```
     tirx-opt mapped.mlir --tirx-export-bundle="dir=out/v2"
+    tirx-opt seed.mlir --tirx-map-reference \
+             --tirx-export-bundle="dir=out/v1 reference=true"
     tirx-run out/v2 --reference out/v1
     ```
   }];
@@ -316,7 +327,10 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
            "CUDA toolkit directory, as for tirx-lower-to-nvvm (default: "
            "looked up at run time)">,
     Option<"irVersion", "ir-version", "std::string", /*default=*/"\"\"",
-           "Snapshot id recorded in the manifest">
+           "Snapshot id recorded in the manifest">,
+    Option<"reference", "reference", "bool", /*default=*/"false",
+           "Lower as the correctness reference: upstream's passes alone, "
+           "none of TIRx's rewriting passes (default: false)">
   ];
 }
 
@@ -357,6 +371,59 @@ def TIRxBufferize : Pass<"tirx-bufferize", "::mlir::ModuleOp"> {
 
     Fails, naming the op, on an op that does not bufferize.
   }];
+}
+
+def TIRxPrepareLaunches : Pass<"tirx-prepare-launches", "::mlir::ModuleOp"> {
+  let summary = "The GPU path's own rewrites of a mapped payload, launches kept";
+  let description = [{
+    Runs on a scheduled, GPU-mapped payload what `tirx-export-bundle` and
+    `tirx-lower-to-nvvm` run before outlining its kernels: TIRx's rewriting
+    passes (copy distribution, vector transfer lowering, alias folding,
+    accumulator promotion, alignment proofs, shared allocations as
+    workgroup attributions, constants sunk into launches) and upstream's
+    cleanups. The kernels stay `gpu.launch` regions, so that
+    `tirx-emulate-launches` can run them on the CPU: the arithmetic checked
+    there is the one the GPU bundle gets.
+
+    ```
+    tirx-opt scheduled.mlir --tirx-prepare-launches --tirx-emulate-launches
+    ```
+  }];
+}
+
+def TIRxEmulateLaunches : Pass<"tirx-emulate-launches", "::mlir::ModuleOp"> {
+  let summary = "Run each gpu.launch as sequential CPU loops";
+  let description = [{
+    Rewrites every `gpu.launch` into loops that compute the same results on
+    a CPU, so that a GPU-mapped schedule can run through MLIR's execution
+    engine (`mlir-runner`) and be compared with its seed without a GPU
+    (`tools/tirx-cpu-check`):
+
+    - blocks run one after another; shared memory (workgroup attributions)
+      becomes one buffer reused by every block;
+    - inside a block, the code between two synchronization points runs as a
+      loop over the block's threads; `gpu.barrier` ends a phase;
+    - warp collectives run their lanes in lockstep: `gpu.shuffle` (xor,
+      down, up, idx; out-of-range lanes keep their own value and get
+      `valid = false`), `gpu.subgroup_reduce` and `nvgpu.mma.sync`
+      m16n8k8 on f32 fragments (the PTX ISA's fragment layout, written
+      independently of `use_mma`; products in f32, not rounded to tf32) read
+      the other lanes' operands from per-thread buffers;
+    - a value that lives across a phase boundary is kept in a per-thread
+      buffer, or recomputed if it is a view; a loop or branch with a
+      synchronization point inside stays at block level: a loop's bounds
+      must be the same in every thread, a thread-dependent branch runs its
+      phases under a per-thread mask.
+
+    Thread, block, lane and warp ids and the launch sizes become loop
+    indices and constants; shared memory loses its address space. A launch
+    this cannot emulate (dynamic block size, async, clusters, a shared
+    allocation inside the body, another GPU op) is an error naming it.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 #endif // TIRX_DIALECT_TIRX_TRANSFORMS_PASSES_TD
