@@ -11,6 +11,7 @@
 #include "Serve.h"
 
 #include "tirx/Harness/Auto.h"
+#include "tirx/Harness/Report.h"
 #include "tirx/Harness/Session.h"
 #include "tirx/Version.h"
 #include "tirx/Runtime/Files.h"
@@ -60,6 +61,10 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   export --mlir FILE             the whole history as tirx.session
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
+  report [-o FILE.html] [--peer NAME=MS]... [--device PROFILE.json]
+                                 one self-contained HTML page: version tree with
+                                 times and speed-ups, roofline, kernel shares,
+                                 refusals, the best schedule (docs/report.md)
   serve                          MCP (JSON-RPC 2.0) over stdio
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
                                  lower vN and its reference (default: the seed
@@ -81,6 +86,7 @@ struct Invocation {
   std::string command;
   std::vector<std::string> positional;
   std::map<std::string, std::string> options; // "--script" -> value
+  std::vector<std::string> peers;             // --peer, repeatable
   bool json = false;
   std::string workspace;
   Identity who;
@@ -230,6 +236,18 @@ Expected<Result> runOn(Session &s, const Invocation &inv) {
   }
   if (c == "replay")
     return s.replay();
+  if (c == "report") {
+    ReportOptions options;
+    options.deviceProfile = inv.option("--device");
+    for (const std::string &text : inv.peers) {
+      Expected<ReportPeer> peer = parsePeer(text);
+      if (!peer)
+        return peer.takeError();
+      options.peers.push_back(*peer);
+    }
+    return inv.has("-o") ? written(report(s, options), inv.option("-o"))
+                         : report(s, options);
+  }
   if (c == "fsck")
     return s.fsck();
   if (c == "run") {
@@ -354,7 +372,7 @@ int main(int argc, char **argv) {
       "--script",    "--session", "--mlir",    "--actor",  "--reference",
       "--timeout",   "--samples", "--seed",    "--inputs", "--what",
       "--device",    "--action",  "--policy",  "--recipe", "--child-seconds",
-      "--child-memory-mb", "--max-steps"};
+      "--child-memory-mb", "--max-steps", "--peer", "-o"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -379,6 +397,8 @@ int main(int argc, char **argv) {
         inv.who.actor = v;
       else if (a == "--session" && inv.command != "export")
         inv.who.session = v;
+      else if (a == "--peer")
+        inv.peers.push_back(v);
       else
         inv.options[a] = v;
     } else if (a.size() > 1 && a[0] == '-') {
