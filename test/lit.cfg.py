@@ -54,6 +54,10 @@ if shutil.which("node") and os.path.isdir(os.path.join(
         config.tirx_src_root, "test", "MCP", "node_modules", "@modelcontextprotocol", "sdk")):
     config.available_features.add("mcp-sdk")
 
+# Debian's chromium (make deps installs it): renders the report headless.
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+
 if os.path.exists(os.path.join(config.cuda_home, "bin", "ptxas")):
     config.available_features.add("ptxas")
 
