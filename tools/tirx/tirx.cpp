@@ -11,6 +11,7 @@
 #include "Serve.h"
 
 #include "tirx/Harness/Auto.h"
+#include "tirx/Harness/Profile.h"
 #include "tirx/Harness/Report.h"
 #include "tirx/Harness/Session.h"
 #include "tirx/Version.h"
@@ -61,6 +62,10 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   export --mlir FILE             the whole history as tirx.session
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
+  profile PAYLOAD.mlir [--compile-only] [--samples N] [--timeout S]
+                                 one kernel per op of a tensor payload, each
+                                 scheduled by auto and run; ranked by time share
+                                 (WS/profile.json, WS/kernels/; docs/report.md)
   report [-o FILE.html] [--peer NAME=MS]... [--device PROFILE.json]
                                  one self-contained HTML page: version tree with
                                  times and speed-ups, roofline, kernel shares,
@@ -296,6 +301,29 @@ Expected<Result> dispatch(const Invocation &inv) {
       return made.takeError();
     return std::move(made->seed);
   }
+  if (inv.command == "profile") {
+    if (inv.positional.size() != 1)
+      return usage("profile takes one payload file");
+    Expected<std::string> text = readText(inv.positional[0]);
+    if (!text)
+      return text.takeError();
+    ProfileOptions options;
+    options.compileOnly = inv.has("--compile-only");
+    for (auto [flag, field] : {std::pair{"--timeout", &options.run.timeout},
+                               std::pair{"--samples", &options.run.samples}})
+      if (inv.has(flag)) {
+        Expected<int64_t> n = intOption(inv, flag);
+        if (!n)
+          return n.takeError();
+        *field = *n;
+      }
+    bool json = inv.json;
+    return profilePayload(inv.workspace, *text, inv.positional[0], options,
+                          inv.who, [json](llvm::StringRef line) {
+                            if (!json)
+                              llvm::errs() << line << "\n";
+                          });
+  }
   if (inv.command == "replay" && inv.has("--mlir")) {
     Expected<std::string> text = readText(inv.option("--mlir"));
     if (!text)
@@ -385,6 +413,8 @@ int main(int argc, char **argv) {
     }
     if (a == "--json") {
       inv.json = true;
+    } else if (a == "--compile-only") {
+      inv.options[a] = "";
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";
