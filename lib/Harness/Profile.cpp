@@ -197,6 +197,13 @@ Expected<std::string> splitText(MLIRContext &ctx, const std::string &text,
   if (!fn)
     return refuse(RefusalCode::not_applicable,
                   name + " has no function with linalg ops");
+  for (Type t : fn.getArgumentTypes())
+    if (isa<MemRefType>(t))
+      return refuse(RefusalCode::not_applicable,
+                    "@" + fn.getName().str() +
+                        " takes buffers (memref); profile takes linalg on "
+                        "tensors, as front ends emit it",
+                    "give the payload before bufferization");
   if (!fn.getBody().hasOneBlock())
     return refuse(RefusalCode::not_applicable,
                   "@" + fn.getName().str() + " has more than one block");
@@ -364,12 +371,19 @@ Expected<Result> mlir::tirx::profilePayload(
     const std::string &name, const ProfileOptions &options, Identity who,
     llvm::function_ref<void(llvm::StringRef)> progress) {
   std::optional<Session> session;
+  // A new workspace is made only for a payload that splits.
+  std::optional<std::vector<ProfileKernel>> split;
   if (llvm::sys::fs::exists(dir + "/workspace.json")) {
     Expected<Session> s = Session::open(dir, who);
     if (!s)
       return s.takeError();
     session.emplace(std::move(*s));
   } else {
+    Expected<std::vector<ProfileKernel>> kernels =
+        splitPayload(payloadText, name, ChildLimits());
+    if (!kernels)
+      return kernels.takeError();
+    split = std::move(*kernels);
     InitOptions init;
     init.task = "profile of " + name;
     Expected<Initialized> made = Session::init(dir, payloadText, name, init, who);
@@ -393,7 +407,8 @@ Expected<Result> mlir::tirx::profilePayload(
                       "profile each payload into a workspace of its own");
     }
     Expected<std::vector<ProfileKernel>> kernels =
-        splitPayload(payloadText, name, session->limits());
+        split ? std::move(*split)
+              : splitPayload(payloadText, name, session->limits());
     if (!kernels)
       return kernels.takeError();
     llvm::sys::fs::create_directories(ws.path("kernels"));
