@@ -118,6 +118,17 @@ groupsOf(func::FuncOp fn) {
   return groups;
 }
 
+/// Calls `f` on each value `op` reads: its operands and the values its
+/// regions use from above.
+void forEachRead(Operation *op, llvm::function_ref<void(Value)> f) {
+  for (Value v : op->getOperands())
+    f(v);
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  for (Value v : above)
+    f(v);
+}
+
 /// The group as a function of its own: what it reads from outside becomes
 /// arguments (a function argument keeps its attributes), what is used
 /// outside becomes results; constants and tensor.empty are copied in.
@@ -130,14 +141,8 @@ func::FuncOp kernelOf(func::FuncOp fn, const std::vector<Operation *> &group,
     if (!inGroup.count(def) && !cloned(def))
       inputs.insert(v);
   };
-  for (Operation *op : group) {
-    for (Value v : op->getOperands())
-      read(v);
-    llvm::SetVector<Value> above;
-    getUsedValuesDefinedAbove(op->getRegions(), above);
-    for (Value v : above)
-      read(v);
-  }
+  for (Operation *op : group)
+    forEachRead(op, read);
   std::vector<Value> results;
   for (Operation *op : group)
     for (Value r : op->getResults())
@@ -166,12 +171,7 @@ func::FuncOp kernelOf(func::FuncOp fn, const std::vector<Operation *> &group,
       inner.clone(*def, map);
   };
   for (Operation *op : group) {
-    for (Value v : op->getOperands())
-      copyIn(v);
-    llvm::SetVector<Value> above;
-    getUsedValuesDefinedAbove(op->getRegions(), above);
-    for (Value v : above)
-      copyIn(v);
+    forEachRead(op, copyIn);
     inner.clone(*op, map);
   }
   llvm::SmallVector<Value> returned;

@@ -62,7 +62,7 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   export --mlir FILE             the whole history as tirx.session
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
-  profile PAYLOAD.mlir [--compile-only] [--samples N] [--timeout S]
+  profile PAYLOAD.mlir [--compile-only] [--samples N] [--timeout S] [--seed N]
                                  one kernel per op of a tensor payload, each
                                  scheduled by auto and run; ranked by time share
                                  (WS/profile.json, WS/kernels/; docs/report.md)
@@ -131,6 +131,21 @@ Expected<int64_t> intOption(const Invocation &inv, const std::string &name) {
   if (v.empty() || *end || n < 0 || n > (1ll << 31))
     return usage(name + " takes a non-negative integer, not \"" + v + "\"");
   return n;
+}
+
+/// --timeout, --samples, --seed, --inputs into `options`.
+llvm::Error runFlags(const Invocation &inv, RunOptions &options) {
+  for (auto [flag, field] : {std::pair{"--timeout", &options.timeout},
+                             std::pair{"--samples", &options.samples},
+                             std::pair{"--seed", &options.seed},
+                             std::pair{"--inputs", &options.inputs}})
+    if (inv.has(flag)) {
+      Expected<int64_t> n = intOption(inv, flag);
+      if (!n)
+        return n.takeError();
+      *field = *n;
+    }
+  return llvm::Error::success();
 }
 
 Expected<Result> written(Expected<Result> result, const std::string &path) {
@@ -260,17 +275,8 @@ Expected<Result> runOn(Session &s, const Invocation &inv) {
       return usage("run takes one version id");
     RunOptions options;
     options.reference = inv.option("--reference");
-    for (auto [flag, field] :
-         {std::pair{"--timeout", &options.timeout},
-          std::pair{"--samples", &options.samples},
-          std::pair{"--seed", &options.seed},
-          std::pair{"--inputs", &options.inputs}})
-      if (inv.has(flag)) {
-        Expected<int64_t> n = intOption(inv, flag);
-        if (!n)
-          return n.takeError();
-        *field = *n;
-      }
+    if (llvm::Error e = runFlags(inv, options))
+      return std::move(e);
     return s.run(p[0], options);
   }
   return usage("unknown command '" + c + "'");
@@ -309,14 +315,8 @@ Expected<Result> dispatch(const Invocation &inv) {
       return text.takeError();
     ProfileOptions options;
     options.compileOnly = inv.has("--compile-only");
-    for (auto [flag, field] : {std::pair{"--timeout", &options.run.timeout},
-                               std::pair{"--samples", &options.run.samples}})
-      if (inv.has(flag)) {
-        Expected<int64_t> n = intOption(inv, flag);
-        if (!n)
-          return n.takeError();
-        *field = *n;
-      }
+    if (llvm::Error e = runFlags(inv, options.run))
+      return std::move(e);
     bool json = inv.json;
     return profilePayload(inv.workspace, *text, inv.positional[0], options,
                           inv.who, [json](llvm::StringRef line) {
