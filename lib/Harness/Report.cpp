@@ -158,6 +158,9 @@ void readFeedback(const Workspace &ws, ReportVersion &v) {
   v.bytes = uint64_t(std::max<int64_t>(0, f->getInteger("bytes_moved").value_or(0)));
   v.flops = uint64_t(std::max<int64_t>(0, f->getInteger("flops").value_or(0)));
   v.plausible = f->getBoolean("plausible");
+  for (const char *key : {"error", "correctness_detail", "implausible_reason"})
+    if (v.problem.empty() && v.state() != "pass")
+      v.problem = str(key, "");
 }
 
 /// The ceilings: a runner's device profile when given, else the copy
@@ -444,7 +447,9 @@ void renderTree(const ReportData &data, llvm::raw_ostream &os) {
     bool isBest = best && *best == i;
     os << "<g class=\"node " << v.state() << (isBest ? " best" : "")
        << "\" data-version=\"" << escapeHtml(v.entry.id) << "\">";
-    os << "<title>" << escapeHtml(v.entry.id + ": " + v.entry.message)
+    os << "<title>"
+       << escapeHtml(v.entry.id + ": " + v.entry.message +
+                     (v.problem.empty() ? "" : "\n" + v.problem))
        << "</title>";
     os << llvm::formatv("<circle cx=\"{0}\" cy=\"{1}\" r=\"9\" fill=\"{2}\" "
                         "stroke=\"{3}\" stroke-width=\"{4}\"/>",
@@ -600,7 +605,11 @@ void renderVersionTable(const ReportData &data, llvm::raw_ostream &os) {
     os << "<td class=\"num\">"
        << (us && v.bytes ? fmt(double(v.bytes) / (*us * 1e3), 4) : "-")
        << "</td><td>" << escapeHtml(v.hasFeedback ? v.bottleneck : "")
-       << "</td><td>" << escapeHtml(v.entry.message) << "</td></tr>\n";
+       << "</td><td>" << escapeHtml(v.entry.message)
+       << (v.problem.empty() ? ""
+                             : "<br><span class=\"" + v.state() + "\">" +
+                                   escapeHtml(v.problem) + "</span>")
+       << "</td></tr>\n";
   }
   os << "</table>\n";
 }
@@ -712,9 +721,15 @@ std::string mlir::tirx::renderReport(const ReportData &data) {
      << data.versions.size() << " versions";
   if (best)
     os << ", best " << escapeHtml(data.versions[*best].entry.id) << " "
-       << timeText(data.versions[*best].durationUs) << " ("
-       << speedup(data.seedUs(), data.versions[*best].durationUs)
+       << timeText(data.versions[*best].durationUs);
+  if (best && data.seedUs())
+    os << " (" << speedup(data.seedUs(), data.versions[*best].durationUs)
        << " over the seed)";
+  if (!data.versions.empty() && !data.seedUs())
+    os << "; the seed " << escapeHtml(data.versions.front().entry.id)
+       << " has no correct time, so no speed-up over it (<code>tirx run "
+       << escapeHtml(data.versions.front().entry.id) << "</code> on a GPU "
+       << "host measures it)";
   os << "</p>\n<div class=\"row\">\n<div class=\"panel\"><h2>Version "
         "tree</h2>\n";
   renderTree(data, os);

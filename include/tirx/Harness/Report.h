@@ -53,6 +53,7 @@ struct ReportVersion {
   VersionEntry entry;
   bool hasFeedback = false;
   std::string compileStatus, launchStatus, correctness, bottleneck;
+  std::string problem; // why it failed: correctness detail, error, reason
   std::optional<double> durationUs;
   uint64_t bytes = 0, flops = 0;
   std::optional<bool> plausible;
