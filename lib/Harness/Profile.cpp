@@ -268,24 +268,29 @@ mlir::tirx::splitPayload(const std::string &text, const std::string &name,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The kernel's workspace: made with its payload, or the one a previous
-/// profile of the same kernel made (its task names the kernel's digest).
-Expected<Session> kernelSession(const std::string &dir,
-                                const ProfileKernel &kernel, Identity who) {
-  std::string task = "kernel " + kernel.name + " (" + digestOf(kernel.payload) +
-                     ") of a profiled payload";
+/// The workspace `dir` for `payloadText`: the existing one when its task
+/// names the payload's digest (another is refused: it is not `what`), else
+/// a new one with the payload as its seed and `task` (and the digest), made
+/// once `beforeInit` succeeds.
+Expected<Session> workspaceFor(const std::string &dir,
+                               const std::string &payloadText,
+                               const std::string &name, const std::string &task,
+                               const std::string &what, Identity who,
+                               llvm::function_ref<llvm::Error()> beforeInit) {
+  std::string digest = digestOf(payloadText);
   if (llvm::sys::fs::exists(dir + "/workspace.json")) {
     Expected<Session> s = Session::open(dir, who);
-    if (s && s->workspace().task() != task)
+    if (s && s->workspace().task().find(digest) == std::string::npos)
       return refuse(RefusalCode::workspace_exists,
-                    dir + " holds another kernel",
+                    dir + " is not a " + what,
                     "profile each payload into a workspace of its own");
     return s;
   }
+  if (llvm::Error e = beforeInit())
+    return std::move(e);
   InitOptions init;
-  init.task = task;
-  Expected<Initialized> made =
-      Session::init(dir, kernel.payload, kernel.name + ".mlir", init, who);
+  init.task = task + " (" + digest + ")";
+  Expected<Initialized> made = Session::init(dir, payloadText, name, init, who);
   if (!made)
     return made.takeError();
   return std::move(made->session);
@@ -298,7 +303,11 @@ void scheduleAndRun(const std::string &dir, ProfileKernel &kernel,
     kernel.status = codeName(r.code).str();
     kernel.detail = std::string(stage) + ": " + r.message;
   };
-  Expected<Session> s = kernelSession(dir, kernel, who);
+  Expected<Session> s = workspaceFor(
+      dir, kernel.payload, kernel.name + ".mlir",
+      "kernel " + kernel.name + " of a profiled payload",
+      "workspace of this kernel", who,
+      [] { return llvm::Error::success(); });
   if (!s)
     return refused(s.takeError(), "init");
   Expected<Result> scheduled = autoSchedule(*s, "v1");
@@ -366,46 +375,57 @@ std::string mlir::tirx::profileTable(const std::vector<ProfileKernel> &kernels) 
   return out;
 }
 
+namespace {
+/// The profile's workspace: a new one only for a payload that splits
+/// (`split` gets its kernels).
+Expected<Session> profileWorkspace(const std::string &dir,
+                                   const std::string &payloadText,
+                                   const std::string &name, Identity who,
+                                   std::optional<std::vector<ProfileKernel>> &split) {
+  return workspaceFor(dir, payloadText, name, "profile of " + name,
+                      "profile of this payload", who,
+                      [&]() -> llvm::Error {
+                        Expected<std::vector<ProfileKernel>> kernels =
+                            splitPayload(payloadText, name, ChildLimits());
+                        if (!kernels)
+                          return kernels.takeError();
+                        split = std::move(*kernels);
+                        return llvm::Error::success();
+                      });
+}
+
+json::Object profileJSON(const std::string &name, const std::string &digest,
+                         const ProfileOptions &options,
+                         const std::vector<ProfileKernel> &kernels) {
+  json::Array list;
+  double total = 0;
+  for (const ProfileKernel &k : kernels) {
+    list.push_back(k.toJSON());
+    total += k.durationUs.value_or(0);
+  }
+  json::Object profile{{"format", "tirx-profile"},
+                       {"version", 1},
+                       {"payload", name},
+                       {"payload_digest", digest},
+                       {"compile_only", options.compileOnly},
+                       {"kernels", std::move(list)}};
+  profile["total_us"] = total > 0 ? json::Value(total) : json::Value(nullptr);
+  return profile;
+}
+} // namespace
+
 Expected<Result> mlir::tirx::profilePayload(
     const std::string &dir, const std::string &payloadText,
     const std::string &name, const ProfileOptions &options, Identity who,
     llvm::function_ref<void(llvm::StringRef)> progress) {
-  std::optional<Session> session;
-  // A new workspace is made only for a payload that splits.
   std::optional<std::vector<ProfileKernel>> split;
-  if (llvm::sys::fs::exists(dir + "/workspace.json")) {
-    Expected<Session> s = Session::open(dir, who);
-    if (!s)
-      return s.takeError();
-    session.emplace(std::move(*s));
-  } else {
-    Expected<std::vector<ProfileKernel>> kernels =
-        splitPayload(payloadText, name, ChildLimits());
-    if (!kernels)
-      return kernels.takeError();
-    split = std::move(*kernels);
-    InitOptions init;
-    init.task = "profile of " + name;
-    Expected<Initialized> made = Session::init(dir, payloadText, name, init, who);
-    if (!made)
-      return made.takeError();
-    session.emplace(std::move(made->session));
-  }
-  std::string digest = digestOf(payloadText);
+  Expected<Session> session =
+      profileWorkspace(dir, payloadText, name, who, split);
+  if (!session)
+    return session.takeError();
   json::Object args{{"payload", name}, {"compile_only", options.compileOnly}};
   return session->audited("profile", std::move(args), [&]() -> Expected<Result> {
     const Workspace &ws = session->workspace();
-    std::string previous, error;
-    if (rt::readFile(ws.path("profile.json"), previous, error)) {
-      auto parsed = parseJSON(previous);
-      const json::Object *o = parsed ? parsed->getAsObject() : nullptr;
-      if (!parsed)
-        llvm::consumeError(parsed.takeError());
-      if (o && o->getString("payload_digest") != llvm::StringRef(digest))
-        return refuse(RefusalCode::workspace_exists,
-                      dir + " was profiled with another payload",
-                      "profile each payload into a workspace of its own");
-    }
     Expected<std::vector<ProfileKernel>> kernels =
         split ? std::move(*split)
               : splitPayload(payloadText, name, session->limits());
@@ -419,24 +439,13 @@ Expected<Result> mlir::tirx::profilePayload(
                  (k.durationUs ? " " + fmtTime(*k.durationUs) : "") +
                  (k.detail.empty() ? "" : " (" + k.detail + ")"));
     }
-    json::Array list;
-    double total = 0;
-    for (const ProfileKernel &k : *kernels) {
-      list.push_back(k.toJSON());
-      total += k.durationUs.value_or(0);
-    }
-    json::Object profile{{"format", "tirx-profile"},
-                         {"version", 1},
-                         {"payload", name},
-                         {"payload_digest", digest},
-                         {"compile_only", options.compileOnly},
-                         {"kernels", std::move(list)}};
-    profile["total_us"] = total > 0 ? json::Value(total) : json::Value(nullptr);
-    if (!rt::writeFileAtomically(ws.path("profile.json"),
-                                 llvm::formatv("{0:2}\n",
-                                               json::Value(json::Object(profile)))
-                                     .str(),
-                                 error))
+    json::Object profile =
+        profileJSON(name, digestOf(payloadText), options, *kernels);
+    std::string error;
+    if (!rt::writeFileAtomically(
+            ws.path("profile.json"),
+            llvm::formatv("{0:2}\n", json::Value(json::Object(profile))).str(),
+            error))
       return refuse(RefusalCode::io_error, error);
     Result out;
     out.text = profileTable(*kernels);

@@ -384,34 +384,51 @@ std::string tickText(double v) {
   return fmt(v) + suffix[i];
 }
 
-/// The tree: a row per version in depth-first order, a column per depth.
-void renderTree(const ReportData &data, llvm::raw_ostream &os) {
-  std::map<std::string, std::vector<size_t>> children;
-  std::vector<size_t> roots;
-  std::map<std::string, size_t> byId;
-  for (size_t i = 0; i < data.versions.size(); ++i)
-    byId[data.versions[i].entry.id] = i;
-  for (size_t i = 0; i < data.versions.size(); ++i) {
-    const std::string &parent = data.versions[i].entry.parent;
-    if (parent.empty() || !byId.count(parent))
-      roots.push_back(i);
-    else
-      children[parent].push_back(i);
-  }
-  std::vector<std::pair<size_t, size_t>> place(data.versions.size()); // depth, row
+/// Where each version of the tree stands: its depth and its row (rows in
+/// depth-first order, children in id order).
+struct TreeLayout {
+  std::vector<std::pair<size_t, size_t>> place; // depth, row
+  std::vector<std::optional<size_t>> parent;    // index of the parent
   size_t rows = 0, depth = 0;
+};
+
+TreeLayout layoutTree(const ReportData &data) {
+  TreeLayout t;
+  std::map<std::string, size_t> byId;
+  std::map<size_t, std::vector<size_t>> children;
+  std::vector<size_t> roots;
+  t.place.resize(data.versions.size());
+  t.parent.resize(data.versions.size());
+  for (size_t i = 0; i < data.versions.size(); ++i) {
+    auto p = byId.find(data.versions[i].entry.parent);
+    if (p == byId.end()) {
+      roots.push_back(i);
+    } else {
+      t.parent[i] = p->second;
+      children[p->second].push_back(i);
+    }
+    byId[data.versions[i].entry.id] = i;
+  }
   std::vector<std::pair<size_t, size_t>> stack; // index, depth
   for (auto it = roots.rbegin(); it != roots.rend(); ++it)
     stack.push_back({*it, 0});
   while (!stack.empty()) {
     auto [i, d] = stack.back();
     stack.pop_back();
-    place[i] = {d, rows++};
-    depth = std::max(depth, d);
-    const auto &kids = children[data.versions[i].entry.id];
+    t.place[i] = {d, t.rows++};
+    t.depth = std::max(t.depth, d);
+    const std::vector<size_t> &kids = children[i];
     for (auto it = kids.rbegin(); it != kids.rend(); ++it)
       stack.push_back({*it, d + 1});
   }
+  return t;
+}
+
+/// The tree: a row per version in depth-first order, a column per depth.
+void renderTree(const ReportData &data, llvm::raw_ostream &os) {
+  TreeLayout layout = layoutTree(data);
+  const auto &place = layout.place;
+  size_t rows = layout.rows, depth = layout.depth;
   std::vector<std::string> labels;
   size_t longest = 0;
   for (const ReportVersion &v : data.versions) {
@@ -432,10 +449,9 @@ void renderTree(const ReportData &data, llvm::raw_ostream &os) {
                       "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n",
                       width, height);
   for (size_t i = 0; i < data.versions.size(); ++i) {
-    auto p = byId.find(data.versions[i].entry.parent);
-    if (p == byId.end() || p->second == i)
+    if (!layout.parent[i])
       continue;
-    auto [x0, y0] = xy(p->second);
+    auto [x0, y0] = xy(*layout.parent[i]);
     auto [x1, y1] = xy(i);
     os << llvm::formatv("<path class=\"edge\" d=\"M{0} {1} V{3} H{2}\" "
                         "fill=\"none\" stroke=\"#9aa5b8\" stroke-width=\"2\"/>\n",
@@ -500,6 +516,50 @@ void renderAxes(const LogAxis &x, const LogAxis &y, llvm::raw_ostream &os) {
                       (y.from + y.to) / 2);
 }
 
+/// A text at (x, y), escaped.
+void svgText(llvm::raw_ostream &os, double x, double y, const char *anchor,
+             const std::string &text) {
+  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"{2}\">{3}"
+                      "</text>\n",
+                      x, y, anchor, escapeHtml(text));
+}
+
+/// A measured version on the roofline.
+struct RooflinePoint {
+  size_t index;
+  double intensity, gflops;
+};
+
+/// The points, each with its version's tooltip; points within a label's
+/// height share one label ("v1, v8").
+void renderPoints(const ReportData &data,
+                  const std::vector<RooflinePoint> &points, const LogAxis &x,
+                  const LogAxis &y, llvm::raw_ostream &os) {
+  std::optional<size_t> best = data.best();
+  struct Label { double x, y; std::string text; };
+  std::vector<Label> labels;
+  for (const RooflinePoint &p : points) {
+    const ReportVersion &v = data.versions[p.index];
+    bool isBest = best && *best == p.index;
+    double px = x.at(p.intensity), py = y.at(p.gflops);
+    os << llvm::formatv("<g class=\"point\" data-version=\"{0}\"><title>{0}: "
+                        "{1} FLOP/byte, {2} GFLOP/s</title><circle cx=\"{3}\" "
+                        "cy=\"{4}\" r=\"6\" fill=\"{5}\" stroke=\"#1d2330\"/>"
+                        "</g>\n",
+                        escapeHtml(v.entry.id), fmt(p.intensity),
+                        fmt(p.gflops), px, py, isBest ? "#f2b705" : "#2e9d5b");
+    auto near = llvm::find_if(labels, [&](const Label &l) {
+      return std::abs(l.x - px) < 12 && std::abs(l.y - py) < 14;
+    });
+    if (near != labels.end())
+      near->text += ", " + v.entry.id;
+    else
+      labels.push_back({px, py, v.entry.id});
+  }
+  for (const Label &l : labels)
+    svgText(os, l.x + 9, l.y + 4, "start", l.text);
+}
+
 /// The roofline: memory roof (copy bandwidth x intensity), the FP32 (and
 /// tf32) roof, each ranked version with flops as a point.
 void renderRoofline(const ReportData &data, llvm::raw_ostream &os) {
@@ -509,14 +569,13 @@ void renderRoofline(const ReportData &data, llvm::raw_ostream &os) {
   double top = std::max(peak, d.peakTf32Tflops * 1000);
   double ridge = peak / bw;
   double minI = ridge / 100, maxI = ridge * 10, minG = bw * minI, maxG = top;
-  struct Point { size_t index; double intensity, gflops; };
-  std::vector<Point> points;
+  std::vector<RooflinePoint> points;
   for (size_t i = 0; i < data.versions.size(); ++i) {
     const ReportVersion &v = data.versions[i];
     if (!v.ranked() || !v.flops || !v.bytes)
       continue;
-    Point p{i, double(v.flops) / double(v.bytes),
-            double(v.flops) / (*v.durationUs * 1e3)};
+    RooflinePoint p{i, double(v.flops) / double(v.bytes),
+                    double(v.flops) / (*v.durationUs * 1e3)};
     minI = std::min(minI, p.intensity);
     maxI = std::max(maxI, p.intensity);
     minG = std::min(minG, p.gflops);
@@ -541,46 +600,17 @@ void renderRoofline(const ReportData &data, llvm::raw_ostream &os) {
                         y.at(std::min(ceiling, bw * x.hi)), x.at(x.hi));
   };
   roof(peak, "roof", "#3a6fd8", "none");
-  auto label = [&](double px, double py, const char *anchor,
-                   const std::string &text) {
-    os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"{2}\">{3}"
-                        "</text>\n",
-                        px, py, anchor, escapeHtml(text));
-  };
   if (d.peakTf32Tflops * 1000 > peak) {
     roof(d.peakTf32Tflops * 1000, "roof tf32", "#7b5cc4", "6 4");
-    label(width - 20, y.at(d.peakTf32Tflops * 1000) - 6, "end",
-          "TF32 tensor cores " + fmt(d.peakTf32Tflops, 4) + " TFLOP/s");
+    svgText(os, width - 20, y.at(d.peakTf32Tflops * 1000) - 6, "end",
+            "TF32 tensor cores " + fmt(d.peakTf32Tflops, 4) + " TFLOP/s");
   }
-  label(width - 20, y.at(peak) - 6, "end",
-        "FP32 " + fmt(peak / 1000, 4) + " TFLOP/s");
+  svgText(os, width - 20, y.at(peak) - 6, "end",
+          "FP32 " + fmt(peak / 1000, 4) + " TFLOP/s");
   double middle = std::sqrt(x.lo * std::min(ridge, x.hi));
-  label(x.at(middle) - 6, y.at(bw * middle) - 8, "end",
-        "copy " + fmt(bw, 4) + " GB/s");
-  std::optional<size_t> best = data.best();
-  // Points within a label's height share one label ("v1, v8").
-  struct Label { double x, y; std::string text; };
-  std::vector<Label> labels;
-  for (const Point &p : points) {
-    const ReportVersion &v = data.versions[p.index];
-    bool isBest = best && *best == p.index;
-    double px = x.at(p.intensity), py = y.at(p.gflops);
-    os << llvm::formatv("<g class=\"point\" data-version=\"{0}\"><title>{0}: "
-                        "{1} FLOP/byte, {2} GFLOP/s</title><circle cx=\"{3}\" "
-                        "cy=\"{4}\" r=\"6\" fill=\"{5}\" stroke=\"#1d2330\"/>"
-                        "</g>\n",
-                        escapeHtml(v.entry.id), fmt(p.intensity),
-                        fmt(p.gflops), px, py, isBest ? "#f2b705" : "#2e9d5b");
-    auto near = llvm::find_if(labels, [&](const Label &l) {
-      return std::abs(l.x - px) < 12 && std::abs(l.y - py) < 14;
-    });
-    if (near != labels.end())
-      near->text += ", " + v.entry.id;
-    else
-      labels.push_back({px, py, v.entry.id});
-  }
-  for (const Label &l : labels)
-    label(l.x + 9, l.y + 4, "start", l.text);
+  svgText(os, x.at(middle) - 6, y.at(bw * middle) - 8, "end",
+          "copy " + fmt(bw, 4) + " GB/s");
+  renderPoints(data, points, x, y, os);
   os << "</svg>\n";
 }
 
