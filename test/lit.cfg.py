@@ -64,6 +64,9 @@ if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")) and \
         os.path.exists(os.path.join(os.path.dirname(config.llvm_tools_dir), "lib",
                                     "libmlir_c_runner_utils.so")):
     config.available_features.add("mlir-runner")
+# Debian's chromium (make deps installs it): renders the report headless.
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
 
 if os.path.exists(os.path.join(config.cuda_home, "bin", "ptxas")):
     config.available_features.add("ptxas")

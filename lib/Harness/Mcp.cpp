@@ -7,6 +7,7 @@
 #include "tirx/Harness/Mcp.h"
 
 #include "tirx/Harness/Actions.h"
+#include "tirx/Harness/Report.h"
 #include "tirx/Version.h"
 #include "tirx/Support/JSON.h"
 
@@ -248,6 +249,45 @@ json::Object McpServer::callTool(llvm::StringRef name,
   return toolResult(s.exportSession());
 }
 
+/// The resources: the workspace's report page (docs/report.md).
+static const char *kReportUri = "tirx://report";
+
+json::Object McpServer::resources() {
+  return json::Object{
+      {"resources",
+       json::Array{json::Object{
+           {"uri", kReportUri},
+           {"name", "report"},
+           {"title", "Session report"},
+           {"description",
+            "One self-contained HTML page: the version tree with times and "
+            "speed-ups over the seed, the roofline, kernel time shares, "
+            "refusals and the best schedule as actions."},
+           {"mimeType", "text/html"}}}}};
+}
+
+std::optional<json::Object> McpServer::readResource(llvm::StringRef uri,
+                                                    json::Object &error) {
+  if (uri != kReportUri) {
+    error = rpcError(-32002, "resource not found: " + uri.str());
+    error["data"] = json::Object{{"uri", uri}};
+    return std::nullopt;
+  }
+  llvm::Expected<Session> session = Session::open(workspace, who);
+  llvm::Expected<Result> page =
+      session ? report(*session, {}) : session.takeError();
+  if (!page) {
+    Outcome out = outcomeOf(std::move(page));
+    error = rpcError(-32603, out.refusal ? out.refusal->message : "refused");
+    error["data"] = std::move(out.json);
+    return std::nullopt;
+  }
+  return json::Object{
+      {"contents", json::Array{json::Object{{"uri", kReportUri},
+                                            {"mimeType", "text/html"},
+                                            {"text", page->text}}}}};
+}
+
 std::optional<json::Value> McpServer::handle(llvm::StringRef line) {
   auto answer = [](json::Value id, const char *key, json::Value value) {
     return json::Value(json::Object{
@@ -289,7 +329,10 @@ std::optional<json::Value> McpServer::handle(llvm::StringRef line) {
         json::Object{
             {"protocolVersion", version},
             {"capabilities",
-             json::Object{{"tools", json::Object{{"listChanged", false}}}}},
+             json::Object{{"tools", json::Object{{"listChanged", false}}},
+                          {"resources",
+                           json::Object{{"listChanged", false},
+                                        {"subscribe", false}}}}},
             {"serverInfo",
              json::Object{{"name", "tirx"}, {"version", TIRX_VERSION_STRING}}},
             {"instructions",
@@ -304,6 +347,18 @@ std::optional<json::Value> McpServer::handle(llvm::StringRef line) {
     return answer(id, "result", json::Object{});
   if (method == "tools/list")
     return answer(id, "result", json::Object{{"tools", tools()}});
+  if (method == "resources/list")
+    return answer(id, "result", resources());
+  if (method == "resources/read") {
+    auto uri = params->getString("uri");
+    if (!uri)
+      return answer(id, "error",
+                    rpcError(-32602, "resources/read needs params.uri"));
+    json::Object error;
+    if (std::optional<json::Object> read = readResource(*uri, error))
+      return answer(id, "result", std::move(*read));
+    return answer(id, "error", std::move(error));
+  }
   if (method == "tools/call") {
     auto name = params->getString("name");
     if (!name)

@@ -11,6 +11,8 @@
 #include "Serve.h"
 
 #include "tirx/Harness/Auto.h"
+#include "tirx/Harness/Profile.h"
+#include "tirx/Harness/Report.h"
 #include "tirx/Harness/Session.h"
 #include "tirx/Version.h"
 #include "tirx/Runtime/Files.h"
@@ -60,6 +62,14 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   export --mlir FILE             the whole history as tirx.session
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
+  profile PAYLOAD.mlir [--compile-only] [--samples N] [--timeout S] [--seed N]
+                                 one kernel per op of a tensor payload, each
+                                 scheduled by auto and run; ranked by time share
+                                 (WS/profile.json, WS/kernels/; docs/report.md)
+  report [-o FILE.html] [--peer NAME=MS]... [--device PROFILE.json]
+                                 one self-contained HTML page: version tree with
+                                 times and speed-ups, roofline, kernel shares,
+                                 refusals, the best schedule (docs/report.md)
   serve                          MCP (JSON-RPC 2.0) over stdio
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
                                  lower vN and its reference (default: the seed
@@ -81,6 +91,7 @@ struct Invocation {
   std::string command;
   std::vector<std::string> positional;
   std::map<std::string, std::string> options; // "--script" -> value
+  std::vector<std::string> peers;             // --peer, repeatable
   bool json = false;
   std::string workspace;
   Identity who;
@@ -120,6 +131,21 @@ Expected<int64_t> intOption(const Invocation &inv, const std::string &name) {
   if (v.empty() || *end || n < 0 || n > (1ll << 31))
     return usage(name + " takes a non-negative integer, not \"" + v + "\"");
   return n;
+}
+
+/// --timeout, --samples, --seed, --inputs into `options`.
+llvm::Error runFlags(const Invocation &inv, RunOptions &options) {
+  for (auto [flag, field] : {std::pair{"--timeout", &options.timeout},
+                             std::pair{"--samples", &options.samples},
+                             std::pair{"--seed", &options.seed},
+                             std::pair{"--inputs", &options.inputs}})
+    if (inv.has(flag)) {
+      Expected<int64_t> n = intOption(inv, flag);
+      if (!n)
+        return n.takeError();
+      *field = *n;
+    }
+  return llvm::Error::success();
 }
 
 Expected<Result> written(Expected<Result> result, const std::string &path) {
@@ -230,6 +256,18 @@ Expected<Result> runOn(Session &s, const Invocation &inv) {
   }
   if (c == "replay")
     return s.replay();
+  if (c == "report") {
+    ReportOptions options;
+    options.deviceProfile = inv.option("--device");
+    for (const std::string &text : inv.peers) {
+      Expected<ReportPeer> peer = parsePeer(text);
+      if (!peer)
+        return peer.takeError();
+      options.peers.push_back(*peer);
+    }
+    return inv.has("-o") ? written(report(s, options), inv.option("-o"))
+                         : report(s, options);
+  }
   if (c == "fsck")
     return s.fsck();
   if (c == "run") {
@@ -237,17 +275,8 @@ Expected<Result> runOn(Session &s, const Invocation &inv) {
       return usage("run takes one version id");
     RunOptions options;
     options.reference = inv.option("--reference");
-    for (auto [flag, field] :
-         {std::pair{"--timeout", &options.timeout},
-          std::pair{"--samples", &options.samples},
-          std::pair{"--seed", &options.seed},
-          std::pair{"--inputs", &options.inputs}})
-      if (inv.has(flag)) {
-        Expected<int64_t> n = intOption(inv, flag);
-        if (!n)
-          return n.takeError();
-        *field = *n;
-      }
+    if (llvm::Error e = runFlags(inv, options))
+      return std::move(e);
     return s.run(p[0], options);
   }
   return usage("unknown command '" + c + "'");
@@ -277,6 +306,23 @@ Expected<Result> dispatch(const Invocation &inv) {
     if (!made)
       return made.takeError();
     return std::move(made->seed);
+  }
+  if (inv.command == "profile") {
+    if (inv.positional.size() != 1)
+      return usage("profile takes one payload file");
+    Expected<std::string> text = readText(inv.positional[0]);
+    if (!text)
+      return text.takeError();
+    ProfileOptions options;
+    options.compileOnly = inv.has("--compile-only");
+    if (llvm::Error e = runFlags(inv, options.run))
+      return std::move(e);
+    bool json = inv.json;
+    return profilePayload(inv.workspace, *text, inv.positional[0], options,
+                          inv.who, [json](llvm::StringRef line) {
+                            if (!json)
+                              llvm::errs() << line << "\n";
+                          });
   }
   if (inv.command == "replay" && inv.has("--mlir")) {
     Expected<std::string> text = readText(inv.option("--mlir"));
@@ -360,7 +406,7 @@ int TIRX_MAIN(int argc, char **argv) {
       "--script",    "--session", "--mlir",    "--actor",  "--reference",
       "--timeout",   "--samples", "--seed",    "--inputs", "--what",
       "--device",    "--action",  "--policy",  "--recipe", "--child-seconds",
-      "--child-memory-mb", "--max-steps"};
+      "--child-memory-mb", "--max-steps", "--peer", "-o"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -373,6 +419,8 @@ int TIRX_MAIN(int argc, char **argv) {
     }
     if (a == "--json") {
       inv.json = true;
+    } else if (a == "--compile-only") {
+      inv.options[a] = "";
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";
@@ -385,6 +433,8 @@ int TIRX_MAIN(int argc, char **argv) {
         inv.who.actor = v;
       else if (a == "--session" && inv.command != "export")
         inv.who.session = v;
+      else if (a == "--peer")
+        inv.peers.push_back(v);
       else
         inv.options[a] = v;
     } else if (a.size() > 1 && a[0] == '-') {

@@ -32,12 +32,18 @@ public:
   /// The tools and their schemas (tools/list).
   static llvm::json::Array tools();
 
+  /// The resources (resources/list): tirx://report, the report page.
+  static llvm::json::Object resources();
+
   /// Answers one message (a line of text); nullopt for a notification.
   std::optional<llvm::json::Value> handle(llvm::StringRef message);
 
 private:
   llvm::json::Object callTool(llvm::StringRef name,
                               const llvm::json::Object &args);
+  /// resources/read's result, or nullopt with `error` the JSON-RPC error.
+  std::optional<llvm::json::Object> readResource(llvm::StringRef uri,
+                                                 llvm::json::Object &error);
   std::string workspace;
   Identity who;
 };

@@ -139,6 +139,12 @@ public:
   llvm::Error recordRefusal(llvm::StringRef command, llvm::json::Object args,
                             llvm::Error error);
 
+  /// Runs `body` as the request `command` and appends its audit line (for
+  /// requests built over the session in other files: the report).
+  llvm::Expected<Result>
+  audited(llvm::StringRef command, llvm::json::Object args,
+          llvm::function_ref<llvm::Expected<Result>()> body);
+
   /// Re-derives every step of a history exported as MLIR (no workspace).
   static llvm::Expected<Result> replayHistory(const std::string &historyText,
                                               const std::string &name);
@@ -146,10 +152,6 @@ public:
 private:
   Session(Workspace ws, Identity who) : ws(std::move(ws)), who(std::move(who)) {}
 
-  /// Runs `body` as the request `command` and appends its audit line.
-  llvm::Expected<Result>
-  audited(llvm::StringRef command, llvm::json::Object args,
-          llvm::function_ref<llvm::Expected<Result>()> body);
   llvm::Expected<Result> applyLocked(const std::string &version,
                                      const std::string &scriptText,
                                      const std::string &scriptName,
