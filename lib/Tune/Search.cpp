@@ -339,7 +339,7 @@ llvm::Error mlir::tirx::checkTuneOptions(const TuneOptions &options) {
 }
 
 llvm::Expected<json::Object>
-mlir::tirx::tune(Builder &builder, Measurer *measurer,
+mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
                  const TuneOptions &options,
                  llvm::function_ref<void(const TuneEvent &)> progress) {
   if (llvm::Error e = checkTuneOptions(options))
@@ -396,6 +396,8 @@ mlir::tirx::tune(Builder &builder, Measurer *measurer,
   Workload workload = builder.workload();
   std::optional<Fingerprint> where;
   unsigned appended = 0;
+  bool seeded = false;
+  std::vector<TuningRecord> deferred; // measured before the seeds were read
   auto remember = [&](const Candidate &c, const Measurement &m,
                       bool fresh) -> llvm::Error {
     if (!db || !fresh || !c.built.mapped || !m.code.empty() ||
@@ -412,6 +414,10 @@ mlir::tirx::tune(Builder &builder, Measurer *measurer,
     r.where = *where;
     r.time = "";
     ++appended;
+    if (!seeded) { // this tune's own figures are no starting point
+      deferred.push_back(std::move(r));
+      return llvm::Error::success();
+    }
     return db->append(r);
   };
 
@@ -423,7 +429,6 @@ mlir::tirx::tune(Builder &builder, Measurer *measurer,
   bool exhausted = false;
   std::vector<Proposal> queue;
   queue.emplace_back(Genome{}, "auto");
-  bool seeded = false;
   unsigned seeds = 0;
 
   auto seedFromDatabase = [&] {
@@ -581,10 +586,13 @@ mlir::tirx::tune(Builder &builder, Measurer *measurer,
       }
       say("candidate", std::move(event));
     }
-    if (!seeded && !candidates.empty())
-      seedFromDatabase(); // after the baseline: its fingerprint is known
-    else if (!seeded && !failedBuilds.empty())
+    if (!seeded) { // after the baseline: its fingerprint is known
       seedFromDatabase();
+      for (const TuningRecord &r : deferred)
+        if (llvm::Error e = db->append(r))
+          return std::move(e);
+      deferred.clear();
+    }
     idle = progressMade ? 0 : idle + 1;
     if (idle >= 16) { // the policy keeps finding known kernels
       exhausted = true;
@@ -592,6 +600,10 @@ mlir::tirx::tune(Builder &builder, Measurer *measurer,
     }
   }
   double searchSeconds = elapsed();
+  seeded = true;
+  for (const TuningRecord &r : deferred) // stopped before the seeds were read
+    if (llvm::Error e = db->append(r))
+      return std::move(e);
 
   // The report.
   json::Object report{{"policy", options.policy},

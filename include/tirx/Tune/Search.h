@@ -12,7 +12,7 @@
 // one, as `tirx auto` does, and is never tried again on that version.
 //
 // The policies (random, greedy, evolutionary, mcts) propose genomes; a
-// Builder realizes them (in parallel: each a chain of workspace versions);
+// ScheduleBuilder realizes them (in parallel: each a chain of workspace versions);
 // a Measurer times them one at a time (screening: one input set, few
 // samples); the best k get the full check and timing; the winner is chosen
 // by paired interleaved measurements (Stats.h) and the report says how sure
@@ -88,9 +88,9 @@ struct Built {
 };
 
 /// Realizes proposals: every one a chain of versions from the seed.
-class Builder {
+class ScheduleBuilder {
 public:
-  virtual ~Builder() = default;
+  virtual ~ScheduleBuilder() = default;
   /// Builds `proposals` (in parallel where it can); results in order.
   virtual std::vector<Built> build(const std::vector<Proposal> &proposals) = 0;
   /// The workload of the seed (for the database).
@@ -179,7 +179,7 @@ struct TuneEvent {
 /// Runs a tune. `measurer` is null for compile only. Returns the report:
 /// candidates, best, baseline (the automatic schedule), comparisons.
 llvm::Expected<llvm::json::Object>
-tune(Builder &builder, Measurer *measurer, const TuneOptions &options,
+tune(ScheduleBuilder &builder, Measurer *measurer, const TuneOptions &options,
      llvm::function_ref<void(const TuneEvent &)> progress = {});
 
 } // namespace mlir::tirx

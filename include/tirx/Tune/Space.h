@@ -59,7 +59,7 @@ struct BuilderOptions {
 };
 
 /// Builds in a workspace, from `seed`.
-class WorkspaceBuilder : public Builder {
+class WorkspaceBuilder : public ScheduleBuilder {
 public:
   WorkspaceBuilder(std::string dir, std::string seed, Identity who,
                    ChildLimits limits, BuilderOptions options)
