@@ -534,23 +534,9 @@ WorkspaceBuilder::build(const std::vector<Proposal> &proposals) {
     b.error = why;
     return b;
   };
-  if (options.jobs <= 1 || proposals.size() <= 1) {
-    llvm::Expected<Session> s = Session::open(dir, who);
-    if (!s) {
-      std::string why = "open: " + llvm::toString(s.takeError());
-      for (Built &b : out)
-        b = failed(why);
-      return out;
-    }
-    s->limits() = limits;
-    for (size_t i = 0; i < proposals.size(); ++i) {
-      json::Object learnt;
-      out[i] = realize(*s, proposals[i], learnt);
-      learn(learnt);
-    }
-    return out;
-  }
-  // One process per proposal, `jobs` at a time. Each starts from the
+  // One process per proposal, `jobs` at a time (one at least: even then
+  // apart from the tune, so that an interrupt at the terminal cannot cut
+  // an MLIR child short and have its death recorded as a refusal). Each starts from the
   // facts and refusals known when the batch began (the batch's outcome
   // does not depend on which finishes first), in its own process group
   // (an interrupt at the terminal reaches the tune, which lets them
@@ -592,7 +578,8 @@ WorkspaceBuilder::build(const std::vector<Proposal> &proposals) {
     }
   };
   while (next < proposals.size() || !running.empty()) {
-    while (next < proposals.size() && running.size() < options.jobs) {
+    while (next < proposals.size() &&
+           running.size() < std::max(1u, options.jobs)) {
       int fds[2];
       if (pipe2(fds, O_CLOEXEC) != 0) {
         out[next] = failed(std::string("pipe: ") + std::strerror(errno));
