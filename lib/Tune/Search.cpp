@@ -458,8 +458,18 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     }
   };
 
+  // The time limit covers the whole tune: the search stops early enough
+  // for the full checks and paired runs, estimated from the screening
+  // runs' mean time (a full run takes about three of them).
+  double measureSeconds = 0;
+  unsigned measured = 0;
   auto timeLeft = [&] {
-    return options.seconds <= 0 || elapsed() < options.seconds;
+    if (options.seconds <= 0)
+      return true;
+    double mean = measured ? measureSeconds / measured : 0;
+    double reserve =
+        measuring ? mean * (3.0 * (options.topK + 1) + 4.0 * options.pairs) : 0;
+    return elapsed() + reserve < options.seconds;
   };
   auto bestSoFar = [&]() -> const Candidate * {
     const Candidate *best = nullptr;
@@ -554,7 +564,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
         if (fresh) {
           MeasureRequest request = options.screening;
           request.version = b.version;
+          double before = elapsed();
           llvm::Expected<Measurement> m = measurer->measure(request);
+          measureSeconds += elapsed() - before;
+          ++measured;
           if (!m)
             return m.takeError();
           if (interrupted)

@@ -728,8 +728,13 @@ SessionMeasurer::measure(const MeasureRequest &request) {
     refusal = toRefusal(r.takeError());
     if (refusal->code == RefusalCode::no_device ||
         refusal->code == RefusalCode::no_runner ||
-        refusal->kind() == RefusalKind::Damaged)
+        refusal->kind() == RefusalKind::Damaged) {
+      if (refusal->kind() != RefusalKind::Damaged)
+        refusal->hint = "tirx tune --compile-only explores and lowers "
+                        "without a GPU (ranking nothing)";
+      refusal->details = json::Object{};
       return refuse(std::move(*refusal));
+    }
     feedback = refusal->details.getObject("feedback");
     m.code = codeName(refusal->code);
     m.message = refusal->message;
