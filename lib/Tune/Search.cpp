@@ -480,8 +480,15 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     return best;
   };
 
-  while (candidates.size() + failedBuilds.size() < options.budget &&
-         timeLeft() && !interrupted) {
+  // A batch in building: its proposals, which of them the state held, and
+  // whether the builder works on the rest.
+  struct InFlight {
+    std::vector<Proposal> batch;
+    std::vector<Built> results;
+    std::vector<size_t> slots;   // of the proposals being built
+    std::vector<Proposal> toBuild;
+  };
+  auto assemble = [&]() {
     std::vector<Proposal> batch;
     while (!queue.empty() && batch.size() < options.batch) {
       batch.push_back(std::move(queue.front()));
@@ -490,38 +497,74 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     if (batch.size() < options.batch && (seeded || batch.empty()))
       for (Proposal &p : policy->propose(options.batch - unsigned(batch.size())))
         batch.push_back(std::move(p));
-    if (batch.empty()) {
-      exhausted = true;
-      break;
-    }
-    proposals += unsigned(batch.size());
-    // Build what the state does not hold yet.
-    std::vector<Proposal> toBuild;
-    std::vector<size_t> slots;
-    std::vector<Built> results(batch.size());
+    return batch;
+  };
+  // Starts building what the state does not hold yet.
+  auto launch = [&](std::vector<Proposal> batch) {
+    InFlight f;
+    f.results.resize(batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
       auto it = state.built.find(proposalKey(batch[i]));
       if (it != state.built.end()) {
-        results[i] = it->second;
+        f.results[i] = it->second;
       } else {
-        slots.push_back(i);
-        toBuild.push_back(batch[i]);
+        f.slots.push_back(i);
+        f.toBuild.push_back(batch[i]);
       }
     }
-    if (!toBuild.empty()) {
-      std::vector<Built> made = builder.build(toBuild);
-      for (size_t j = 0; j < made.size() && j < slots.size(); ++j) {
-        results[slots[j]] = made[j];
-        state.built[proposalKey(toBuild[j])] = made[j];
-        built += 1;
-        if (llvm::Error e = record(json::Object{
-                {"kind", "built"},
-                {"key", proposalKey(toBuild[j])},
-                {"origin", toBuild[j].origin},
-                {"built", made[j].toJSON()}}))
-          return std::move(e);
-      }
+    f.batch = std::move(batch);
+    if (!f.toBuild.empty())
+      builder.start(f.toBuild);
+    return f;
+  };
+  // Waits for a batch; records what was built.
+  auto land = [&](InFlight &f) -> llvm::Error {
+    if (f.toBuild.empty())
+      return llvm::Error::success();
+    std::vector<Built> made = builder.finish();
+    for (size_t j = 0; j < made.size() && j < f.slots.size(); ++j) {
+      f.results[f.slots[j]] = made[j];
+      state.built[proposalKey(f.toBuild[j])] = made[j];
+      built += 1;
+      if (llvm::Error e = record(json::Object{
+              {"kind", "built"},
+              {"key", proposalKey(f.toBuild[j])},
+              {"origin", f.toBuild[j].origin},
+              {"built", made[j].toJSON()}}))
+        return e;
     }
+    return llvm::Error::success();
+  };
+  auto budgetLeft = [&] {
+    return candidates.size() + failedBuilds.size() < options.budget;
+  };
+
+  std::optional<InFlight> next;
+  while (budgetLeft() && timeLeft() && !interrupted) {
+    InFlight current;
+    if (next) {
+      current = std::move(*next);
+      next.reset();
+    } else {
+      std::vector<Proposal> batch = assemble();
+      if (batch.empty()) {
+        exhausted = true;
+        break;
+      }
+      current = launch(std::move(batch));
+    }
+    if (llvm::Error e = land(current))
+      return std::move(e);
+    proposals += unsigned(current.batch.size());
+    // The next batch builds while this one is measured (once the database
+    // has seeded the queue: its seeds need the baseline's fingerprint).
+    if (seeded && measuring && builder.concurrent()) {
+      std::vector<Proposal> batch = assemble();
+      if (!batch.empty())
+        next = launch(std::move(batch));
+    }
+    std::vector<Proposal> &batch = current.batch;
+    std::vector<Built> &results = current.results;
     bool progressMade = false;
     for (size_t i = 0; i < batch.size(); ++i) {
       const Built &b = results[i];
@@ -611,6 +654,11 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
       exhausted = true;
       break;
     }
+  }
+  if (next) { // built while the last batch was measured: kept for a rerun
+    if (llvm::Error e = land(*next))
+      return std::move(e);
+    proposals += unsigned(next->batch.size());
   }
   double searchSeconds = elapsed();
   seeded = true;

@@ -526,41 +526,82 @@ bool writeAll(int fd, const std::string &bytes) {
 }
 } // namespace
 
-std::vector<Built>
-WorkspaceBuilder::build(const std::vector<Proposal> &proposals) {
-  std::vector<Built> out(proposals.size());
-  auto failed = [](const std::string &why) {
-    Built b;
-    b.error = why;
-    return b;
-  };
+namespace {
+Built failedBuild(const std::string &why) {
+  Built b;
+  b.error = why;
+  return b;
+}
+} // namespace
+
+void WorkspaceBuilder::spawn() {
+  while (batch.next < batch.proposals.size() &&
+         batch.running.size() < std::max(1u, options.jobs)) {
+    size_t index = batch.next++;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      batch.out[index] = failedBuild(std::string("pipe: ") + std::strerror(errno));
+      continue;
+    }
+    llvm::outs().flush();
+    llvm::errs().flush();
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      setpgid(0, 0);
+      watch = parent;
+      json::Object reply;
+      llvm::Expected<Session> s = Session::open(dir, who);
+      if (s) {
+        s->limits() = limits;
+        json::Object learnt;
+        Built b = realize(*s, batch.proposals[index], learnt);
+        reply["built"] = b.toJSON();
+        reply["learnt"] = std::move(learnt);
+      } else {
+        reply["error"] = llvm::toString(s.takeError());
+      }
+      _exit(getppid() == parent && writeAll(fds[1], text(std::move(reply))) ? 0
+                                                                           : 1);
+    }
+    ::close(fds[1]);
+    if (pid < 0) {
+      ::close(fds[0]);
+      batch.out[index] = failedBuild(std::string("fork: ") + std::strerror(errno));
+      continue;
+    }
+    batch.running.push_back({pid, fds[0], index, ""});
+  }
+}
+
+void WorkspaceBuilder::start(const std::vector<Proposal> &proposals) {
   // One process per proposal, `jobs` at a time (one at least: even then
   // apart from the tune, so that an interrupt at the terminal cannot cut
-  // an MLIR child short and have its death recorded as a refusal). Each starts from the
-  // facts and refusals known when the batch began (the batch's outcome
-  // does not depend on which finishes first), in its own process group
-  // (an interrupt at the terminal reaches the tune, which lets them
-  // finish: no apply is cut halfway), and stops when the tune is gone.
-  struct Child {
-    pid_t pid;
-    int fd;
-    size_t index;
-    std::string bytes;
-  };
-  std::vector<Child> running;
-  std::vector<std::string> replies(proposals.size());
-  size_t next = 0;
-  pid_t parent = getpid();
-  auto drain = [&](bool block) {
+  // an MLIR child short and have its death recorded as a refusal). Each
+  // starts from the facts and refusals known when the batch began (the
+  // batch's outcome does not depend on which finishes first), in its own
+  // process group (an interrupt at the terminal reaches the tune, which
+  // lets them finish: no apply is cut halfway), and stops when the tune
+  // is gone.
+  batch = Batch();
+  batch.proposals = proposals;
+  batch.out.resize(proposals.size());
+  batch.replies.resize(proposals.size());
+  spawn();
+}
+
+std::vector<Built> WorkspaceBuilder::finish() {
+  while (!batch.running.empty()) {
     std::vector<pollfd> fds;
-    for (const Child &c : running)
+    for (const Child &c : batch.running)
       fds.push_back({c.fd, POLLIN, 0});
-    if (fds.empty() || poll(fds.data(), fds.size(), block ? -1 : 0) <= 0)
-      return;
+    if (poll(fds.data(), fds.size(), -1) <= 0)
+      continue; // EINTR
     for (size_t k = fds.size(); k-- > 0;) {
       if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
-      Child &c = running[k];
+      Child &c = batch.running[k];
       char buffer[1 << 15];
       ssize_t n = ::read(c.fd, buffer, sizeof(buffer));
       if (n > 0) {
@@ -573,77 +614,43 @@ WorkspaceBuilder::build(const std::vector<Proposal> &proposals) {
       int status = 0;
       while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
       }
-      replies[c.index] = std::move(c.bytes);
-      running.erase(running.begin() + k);
+      batch.replies[c.index] = std::move(c.bytes);
+      batch.running.erase(batch.running.begin() + k);
     }
-  };
-  while (next < proposals.size() || !running.empty()) {
-    while (next < proposals.size() &&
-           running.size() < std::max(1u, options.jobs)) {
-      int fds[2];
-      if (pipe2(fds, O_CLOEXEC) != 0) {
-        out[next] = failed(std::string("pipe: ") + std::strerror(errno));
-        ++next;
-        continue;
-      }
-      llvm::outs().flush();
-      llvm::errs().flush();
-      pid_t pid = fork();
-      if (pid == 0) {
-        ::close(fds[0]);
-        setpgid(0, 0);
-        watch = parent;
-        json::Object reply;
-        llvm::Expected<Session> s = Session::open(dir, who);
-        if (s) {
-          s->limits() = limits;
-          json::Object learnt;
-          Built b = realize(*s, proposals[next], learnt);
-          reply["built"] = b.toJSON();
-          reply["learnt"] = std::move(learnt);
-        } else {
-          reply["error"] = llvm::toString(s.takeError());
-        }
-        _exit(getppid() == parent && writeAll(fds[1], text(std::move(reply)))
-                  ? 0
-                  : 1);
-      }
-      ::close(fds[1]);
-      if (pid < 0) {
-        ::close(fds[0]);
-        out[next] = failed(std::string("fork: ") + std::strerror(errno));
-        ++next;
-        continue;
-      }
-      running.push_back({pid, fds[0], next, ""});
-      ++next;
-    }
-    drain(true);
+    spawn();
   }
   // The batch's lessons, in proposal order.
-  for (size_t i = 0; i < proposals.size(); ++i) {
-    if (replies[i].empty()) {
-      if (out[i].error.empty())
-        out[i] = failed("the build process left no result");
+  for (size_t i = 0; i < batch.proposals.size(); ++i) {
+    if (batch.replies[i].empty()) {
+      if (batch.out[i].error.empty())
+        batch.out[i] = failedBuild("the build process left no result");
       continue;
     }
-    llvm::Expected<json::Value> v = parseJSON(replies[i]);
+    llvm::Expected<json::Value> v = parseJSON(batch.replies[i]);
     const json::Object *o = v ? v->getAsObject() : nullptr;
     if (!v)
       llvm::consumeError(v.takeError());
     std::optional<Built> b =
         o && o->get("built") ? Built::fromJSON(*o->get("built")) : std::nullopt;
     if (!b) {
-      out[i] = failed(o && o->getString("error")
-                          ? o->getString("error")->str()
-                          : "the build process's result is unreadable");
+      batch.out[i] = failedBuild(o && o->getString("error")
+                                     ? o->getString("error")->str()
+                                     : "the build process's result is unreadable");
       continue;
     }
-    out[i] = std::move(*b);
+    batch.out[i] = std::move(*b);
     if (const json::Object *learnt = o->getObject("learnt"))
       learn(*learnt);
   }
+  std::vector<Built> out = std::move(batch.out);
+  batch = Batch();
   return out;
+}
+
+std::vector<Built>
+WorkspaceBuilder::build(const std::vector<Proposal> &proposals) {
+  start(proposals);
+  return finish();
 }
 
 Workload WorkspaceBuilder::workload() {

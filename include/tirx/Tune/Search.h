@@ -93,8 +93,24 @@ public:
   virtual ~ScheduleBuilder() = default;
   /// Builds `proposals` (in parallel where it can); results in order.
   virtual std::vector<Built> build(const std::vector<Proposal> &proposals) = 0;
+  /// The same in two halves, so that the tune measures one batch while the
+  /// next builds: start() returns at once, finish() waits for the batch.
+  virtual void start(const std::vector<Proposal> &proposals) {
+    started = proposals;
+  }
+  /// Whether start() builds in the background (then the tune overlaps
+  /// building with measuring, its policy seeing outcomes one batch late).
+  virtual bool concurrent() const { return false; }
+  virtual std::vector<Built> finish() {
+    std::vector<Proposal> batch = std::move(started);
+    started.clear();
+    return build(batch);
+  }
   /// The workload of the seed (for the database).
   virtual Workload workload() = 0;
+
+private:
+  std::vector<Proposal> started;
 };
 
 /// How a candidate is measured.

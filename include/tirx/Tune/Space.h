@@ -67,9 +67,29 @@ public:
         limits(limits), options(options) {}
 
   std::vector<Built> build(const std::vector<Proposal> &proposals) override;
+  void start(const std::vector<Proposal> &proposals) override;
+  std::vector<Built> finish() override;
+  bool concurrent() const override { return true; }
   Workload workload() override;
 
 private:
+  struct Child {
+    pid_t pid;
+    int fd;
+    size_t index;
+    std::string bytes;
+  };
+  /// The batch in flight.
+  struct Batch {
+    std::vector<Proposal> proposals;
+    std::vector<Built> out;
+    std::vector<std::string> replies;
+    std::vector<Child> running;
+    size_t next = 0;
+  };
+  /// Starts build processes while fewer than `jobs` run.
+  void spawn();
+
   /// Realizes one proposal; new facts and refusals go to `learnt`.
   Built realize(Session &session, const Proposal &proposal,
                 llvm::json::Object &learnt);
@@ -82,6 +102,7 @@ private:
   std::map<std::string, PayloadFacts> facts;  // by payload digest
   std::set<std::string> refused;              // "digest action" refused
   pid_t watch = 0; // in a build process: the tune's pid
+  Batch batch;
 };
 
 /// Measures with Session::run (one tirx-run process per measurement).
