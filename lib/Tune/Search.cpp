@@ -572,7 +572,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
         refusals[code] += n;
       bool full = candidates.size() + failedBuilds.size() >= options.budget;
       if (!b.mapped) {
-        bool fresh = failedBuilds.insert(b.digest + " " + b.error).second &&
+        bool fresh = failedBuilds.insert(b.digest + " " + b.error.substr(0, b.error.find(':'))).second &&
                      !full;
         progressMade |= fresh;
         policy->observe(batch[i], b, INFINITY);

@@ -385,8 +385,7 @@ int mlir::tirx::nearestAlternative(const std::vector<json::Object> &alternatives
 Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
                                 json::Object &learnt) {
   Built b;
-  json::Object newFacts;
-  json::Array newRefused;
+  json::Object newFacts, newRefused;
   auto finish = [&]() {
     learnt["facts"] = std::move(newFacts);
     learnt["refused"] = std::move(newRefused);
@@ -455,8 +454,11 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         break;
       }
       std::string key = digest + " " + text(json::Object(alt));
-      if (refused.count(key))
+      auto before = refused.find(key);
+      if (before != refused.end()) { // refused before: not tried again
+        lastRefusal = before->second + " (refused before)";
         continue;
+      }
       llvm::Expected<Result> made =
           session.applyAction(at, json::Value(json::Object(alt)));
       if (made) {
@@ -474,8 +476,8 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         b.error = lastRefusal;
         return finish();
       }
-      refused.insert(key);
-      newRefused.push_back(key);
+      refused[key] = lastRefusal;
+      newRefused[key] = lastRefusal;
     }
     if (watch && getppid() != watch) { // the tune is gone: stop cleanly
       b.error = "interrupted: the tune stopped";
@@ -505,10 +507,9 @@ void WorkspaceBuilder::learn(const json::Object &learnt) {
     for (const auto &[digest, value] : *f)
       if (std::optional<PayloadFacts> p = PayloadFacts::fromJSON(value))
         facts.emplace(digest.str(), std::move(*p));
-  if (const json::Array *r = learnt.getArray("refused"))
-    for (const json::Value &key : *r)
-      if (auto s = key.getAsString())
-        refused.insert(s->str());
+  if (const json::Object *r = learnt.getObject("refused"))
+    for (const auto &[key, why] : *r)
+      refused[key.str()] = why.getAsString().value_or("").str();
 }
 
 namespace {

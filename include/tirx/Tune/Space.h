@@ -100,7 +100,7 @@ private:
   ChildLimits limits;
   BuilderOptions options;
   std::map<std::string, PayloadFacts> facts;  // by payload digest
-  std::set<std::string> refused;              // "digest action" refused
+  std::map<std::string, std::string> refused; // "digest action" -> why
   pid_t watch = 0; // in a build process: the tune's pid
   Batch batch;
 };
