@@ -40,6 +40,10 @@ protected:
     double cost;
   };
 
+  void observe(const Proposal &, const Built &built, double cost) override {
+    record(built, cost);
+  }
+
   /// Records an outcome; returns its realized genome.
   Genome record(const Built &built, double cost) {
     Genome g = built.genome();
@@ -98,9 +102,6 @@ public:
         out.emplace_back(std::move(g), "random");
     }
     return out;
-  }
-  void observe(const Proposal &, const Built &built, double cost) override {
-    record(built, cost);
   }
 };
 
@@ -234,10 +235,6 @@ public:
     }
     return out;
   }
-  void observe(const Proposal &, const Built &built, double cost) override {
-    record(built, cost);
-  }
-
 private:
   static constexpr size_t kPopulation = 16;
 

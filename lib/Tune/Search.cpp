@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Tune/Search.h"
+#include "Lines.h"
 #include "tirx/Tune/Stats.h"
 
 #include "tirx/Support/JSON.h"
@@ -42,12 +43,6 @@ namespace json = llvm::json;
 //===----------------------------------------------------------------------===//
 
 namespace {
-std::string text(const json::Value &v) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << v;
-  return s;
-}
 
 json::Array genomeJSON(const Genome &g) {
   json::Array a;
@@ -193,36 +188,10 @@ private:
   struct sigaction oldInt = {}, oldTerm = {};
 };
 
-/// Appends a line with one write(2) under flock, fsync'd.
-llvm::Error appendLine(const std::string &path, const json::Object &line) {
-  std::string bytes = text(json::Object(line)) + "\n";
-  int fd = ::open(path.c_str(),
-                  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0)
-    return refuse(RefusalCode::io_error,
-                  path + ": cannot open: " + std::strerror(errno));
-  bool ok = flock(fd, LOCK_EX) == 0;
-  size_t done = 0;
-  while (ok && done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      ok = false;
-    else
-      done += size_t(n);
-  }
-  ok = ok && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok)
-    return refuse(RefusalCode::io_error, path + ": write failed");
-  return llvm::Error::success();
-}
-
 std::string proposalKey(const Proposal &p) {
-  std::string k = text(genomeJSON(p.genome));
+  std::string k = compactJSON(genomeJSON(p.genome));
   if (p.hint)
-    k += " hint " + text(json::Array(*p.hint));
+    k += " hint " + compactJSON(json::Array(*p.hint));
   return k;
 }
 
@@ -237,39 +206,27 @@ struct State {
 
 State readState(const std::string &path) {
   State s;
-  std::ifstream in(path);
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (llvm::StringRef(line).trim().empty())
-      continue;
-    llvm::Expected<json::Value> v = parseJSON(line);
+  readLines(path, [&](int number, llvm::Expected<json::Value> v) {
     const json::Object *o = v ? v->getAsObject() : nullptr;
     if (!v)
       llvm::consumeError(v.takeError());
-    std::string why = "not a tune state line";
-    if (o) {
-      llvm::StringRef kind = o->getString("kind").value_or("");
-      if (kind == "built" && o->getString("key") && o->get("built")) {
-        if (std::optional<Built> b = Built::fromJSON(*o->get("built"))) {
-          s.built[o->getString("key")->str()] = std::move(*b);
-          ++s.lines;
-          continue;
-        }
-      } else if (kind == "measured" && o->getString("digest") &&
-                 o->getObject("measurement")) {
-        Measurement m = Measurement::fromJSON(*o->getObject("measurement"));
-        (o->getString("phase") == "full" ? s.full : s.screened)
-            [o->getString("digest")->str()] = m;
-        ++s.lines;
-        continue;
-      } else if (kind == "start" || kind == "done") {
-        continue;
-      }
+    llvm::StringRef kind = o ? o->getString("kind").value_or("") : "";
+    std::optional<Built> built;
+    if (kind == "built" && o->getString("key") && o->get("built") &&
+        (built = Built::fromJSON(*o->get("built")))) {
+      s.built[o->getString("key")->str()] = std::move(*built);
+      ++s.lines;
+    } else if (kind == "measured" && o->getString("digest") &&
+               o->getObject("measurement")) {
+      Measurement m = Measurement::fromJSON(*o->getObject("measurement"));
+      (o->getString("phase") == "full" ? s.full : s.screened)
+          [o->getString("digest")->str()] = m;
+      ++s.lines;
+    } else if (kind != "start" && kind != "done") {
+      s.skipped.push_back("line " + std::to_string(number) +
+                          ": not a tune state line");
     }
-    s.skipped.push_back("line " + std::to_string(number) + ": " + why);
-  }
+  });
   return s;
 }
 
@@ -382,7 +339,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   auto record = [&](json::Object line) -> llvm::Error {
     if (options.statePath.empty())
       return llvm::Error::success();
-    return appendLine(options.statePath, line);
+    return appendLine(options.statePath, compactJSON(std::move(line)));
   };
   if (llvm::Error e = record(json::Object{
           {"kind", "start"},

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Tune/Space.h"
+#include "Lines.h"
 
 #include "tirx/Harness/Actions.h"
 #include "tirx/InitAllTIRx.h"
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <tuple>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -39,12 +41,6 @@ namespace json = llvm::json;
 namespace rt = ::tirx::runtime;
 
 namespace {
-std::string text(const json::Value &v) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << v;
-  return s;
-}
 
 json::Array ints(const std::vector<int64_t> &v) {
   json::Array a;
@@ -168,6 +164,23 @@ bool isMatmul(const OpFacts &op) {
   return op.name == "linalg.matmul" || op.name == "linalg.batch_matmul";
 }
 
+/// The tiled parallel loops of `sizes` (non-zero, static, not reduction),
+/// innermost last: the innermost, the one before it (if any), all of them.
+using Positions =
+    std::optional<std::tuple<size_t, size_t, bool, std::vector<size_t>>>;
+Positions positionsOf(const OpFacts &op, const std::vector<int64_t> &sizes) {
+  std::vector<size_t> free;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 0 && op.extents[i] > 0 && !op.reduction[i])
+      free.push_back(i);
+  if (free.empty())
+    return std::nullopt;
+  bool hasOuter = free.size() >= 2;
+  size_t inner = free.back();
+  return std::make_tuple(inner, hasOuter ? free[free.size() - 2] : inner,
+                         hasOuter, free);
+}
+
 /// Other block tilings: the (at most two) innermost tiled parallel loops
 /// over powers of two (dividing the extent, or any size where no tile
 /// divides: tails), between 32 and 64 Ki elements a block.
@@ -178,15 +191,10 @@ void blockTiles(const OpFacts &op, const json::Object &first,
                                           : nullptr);
   if (sizes.empty() || sizes.size() > op.extents.size())
     return;
-  std::vector<size_t> free; // tiled parallel positions, innermost last
-  for (size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i] > 0 && op.extents[i] > 0 && !op.reduction[i])
-      free.push_back(i);
-  if (free.empty())
+  Positions at = positionsOf(op, sizes);
+  if (!at)
     return;
-  size_t inner = free.back();
-  bool hasOuter = free.size() >= 2;
-  size_t outer = hasOuter ? free[free.size() - 2] : inner;
+  auto [inner, outer, hasOuter, free] = *at;
   bool divides = op.extents[inner] % sizes[inner] == 0;
   auto values = [&](size_t i, int64_t cap) {
     std::vector<int64_t> v;
@@ -233,15 +241,10 @@ void threadTiles(const OpFacts &op, const json::Object &first,
       intsOf(params ? params->get("elements_per_thread") : nullptr);
   if (per.empty() || per.size() > op.extents.size())
     return;
-  std::vector<size_t> free;
-  for (size_t i = 0; i < per.size(); ++i)
-    if (per[i] > 0 && op.extents[i] > 0)
-      free.push_back(i);
-  if (free.empty())
+  Positions at = positionsOf(op, per);
+  if (!at)
     return;
-  size_t inner = free.back();
-  bool hasOuter = free.size() >= 2;
-  size_t outer = hasOuter ? free[free.size() - 2] : inner;
+  auto [inner, outer, hasOuter, free] = *at;
   for (int64_t ei : powersOfTwo(16))
     for (int64_t eo : hasOuter ? powersOfTwo(8) : std::vector<int64_t>{1}) {
       if (op.extents[inner] % ei || (hasOuter && op.extents[outer] % eo))
@@ -318,7 +321,7 @@ std::optional<Choice> mlir::tirx::nextChoice(
   c.key = step.key;
   std::set<std::string> seen;
   auto add = [&](const json::Object &a) {
-    if (schemaDeclares(a) && seen.insert(text(json::Object(a))).second)
+    if (schemaDeclares(a) && seen.insert(compactJSON(json::Object(a))).second)
       c.alternatives.push_back(a);
   };
   for (const json::Object &a : step.candidates) // the automatic order first
@@ -337,13 +340,13 @@ std::optional<Choice> mlir::tirx::nextChoice(
 
 int mlir::tirx::nearestAlternative(const std::vector<json::Object> &alternatives,
                                    const json::Object &wanted) {
-  std::string wantedText = text(json::Object(wanted));
+  std::string wantedText = compactJSON(json::Object(wanted));
   auto transform = wanted.getString("transform");
   int best = -1;
   double bestDistance = INFINITY;
   for (size_t i = 0; i < alternatives.size(); ++i) {
     const json::Object &a = alternatives[i];
-    if (text(json::Object(a)) == wantedText)
+    if (compactJSON(json::Object(a)) == wantedText)
       return int(i);
     if (!transform || a.getString("transform") != transform)
       continue;
@@ -453,7 +456,7 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         taken = true;
         break;
       }
-      std::string key = digest + " " + text(json::Object(alt));
+      std::string key = digest + " " + compactJSON(json::Object(alt));
       auto before = refused.find(key);
       if (before != refused.end()) { // refused before: not tried again
         lastRefusal = before->second + " (refused before)";
@@ -512,20 +515,6 @@ void WorkspaceBuilder::learn(const json::Object &learnt) {
       refused[key.str()] = why.getAsString().value_or("").str();
 }
 
-namespace {
-bool writeAll(int fd, const std::string &bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    done += size_t(n);
-  }
-  return true;
-}
-} // namespace
 
 namespace {
 Built failedBuild(const std::string &why) {
@@ -563,7 +552,7 @@ void WorkspaceBuilder::spawn() {
       } else {
         reply["error"] = llvm::toString(s.takeError());
       }
-      _exit(getppid() == parent && writeAll(fds[1], text(std::move(reply))) ? 0
+      _exit(getppid() == parent && writeAll(fds[1], compactJSON(std::move(reply))) ? 0
                                                                            : 1);
     }
     ::close(fds[1]);
@@ -687,7 +676,7 @@ Workload WorkspaceBuilder::workload() {
     ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
     OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(shown->text, &ctx);
     std::string reply =
-        m ? text(workloadOf(*m, w.target).toJSON()) : std::string("null");
+        m ? compactJSON(workloadOf(*m, w.target).toJSON()) : std::string("null");
     _exit(writeAll(fds[1], reply) ? 0 : 1);
   }
   ::close(fds[1]);

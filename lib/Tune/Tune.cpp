@@ -8,6 +8,7 @@
 #include "tirx/Tune/Space.h"
 
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
+#include "tirx/Support/JSON.h"
 #include "tirx/Support/Refusal.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -20,12 +21,6 @@ using namespace mlir::tirx;
 namespace json = llvm::json;
 
 namespace {
-std::string text(const json::Value &v) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << v;
-  return s;
-}
 
 /// One line of the progress bar.
 void drawBar(llvm::raw_ostream &os, const TuneEvent &e, unsigned budget) {
@@ -94,7 +89,7 @@ llvm::Expected<Result> mlir::tirx::tuneWorkspace(Session &session,
     if (options.jsonLines) {
       json::Object line = e.data;
       line["event"] = e.kind;
-      *options.jsonLines << text(json::Value(std::move(line))) << "\n";
+      *options.jsonLines << compactJSON(json::Value(std::move(line))) << "\n";
       options.jsonLines->flush();
     }
     if (options.bar)
