@@ -13,6 +13,7 @@
 
 #include "tirx/Tune/Search.h"
 #include "Lines.h"
+#include "tirx/Tune/Knowledge.h"
 #include "tirx/Tune/Stats.h"
 
 #include "tirx/Support/JSON.h"
@@ -90,7 +91,8 @@ Genome Built::genome() const {
 json::Object Built::toJSON() const {
   json::Array decisions;
   for (const Decision &d : path)
-    decisions.push_back(json::Array{int64_t(d.chosen), int64_t(d.arity)});
+    decisions.push_back(
+        json::Array{int64_t(d.chosen), int64_t(d.arity), d.transform});
   json::Object refused;
   for (const auto &[code, n] : refusals)
     refused[code] = int64_t(n);
@@ -116,12 +118,14 @@ std::optional<Built> Built::fromJSON(const json::Value &v) {
     return std::nullopt;
   for (const json::Value &d : *decisions) {
     const json::Array *pair = d.getAsArray();
-    if (!pair || pair->size() != 2)
+    if (!pair || pair->size() < 2 || pair->size() > 3)
       return std::nullopt;
     auto chosen = (*pair)[0].getAsInteger(), arity = (*pair)[1].getAsInteger();
     if (!chosen || !arity || *chosen < 0 || *arity < 0 || *chosen >= *arity)
       return std::nullopt;
-    b.path.push_back({unsigned(*arity), unsigned(*chosen)});
+    std::string transform =
+        pair->size() == 3 ? (*pair)[2].getAsString().value_or("").str() : "";
+    b.path.push_back({unsigned(*arity), unsigned(*chosen), transform});
   }
   b.schedule = *schedule;
   b.version = o->getString("version").value_or("").str();
@@ -420,6 +424,31 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   // runs' mean time (a full run takes about three of them).
   double measureSeconds = 0;
   unsigned measured = 0;
+  // The knowledge base: when a new best shows a bottleneck, the decisions
+  // its remedies name (Knowledge.h) are tried with their other values, the
+  // rest of the best kept, before the policy's next proposals.
+  unsigned remedies = 0;
+  auto queueRemedies = [&](const Candidate &c) {
+    std::set<std::string> actions;
+    for (const Remedy &r : remediesFor(c.screened->bottleneck))
+      actions.insert(r.action);
+    Genome g = c.built.genome();
+    unsigned added = 0;
+    for (size_t d = 0; d < c.built.path.size() && added < 8; ++d) {
+      const Decision &decision = c.built.path[d];
+      if (!actions.count(decision.transform))
+        continue;
+      for (unsigned a = 1; a < decision.arity && added < 8; ++a) {
+        Genome n = g;
+        n[d] = (decision.chosen + a) % decision.arity;
+        n.resize(std::max(n.size(), d + 1));
+        queue.emplace_back(std::move(n), "knowledge");
+        ++added;
+      }
+    }
+    remedies += added;
+  };
+
   auto timeLeft = [&] {
     if (options.seconds <= 0)
       return true;
@@ -591,6 +620,8 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
       byDigest[b.digest] = candidates.size();
       candidates.push_back(std::move(c));
       const Candidate *best = bestSoFar();
+      if (best == &candidates.back() && !best->screened->bottleneck.empty())
+        queueRemedies(*best);
       json::Object event = candidateJSON(candidates.back());
       event["elapsed_s"] = elapsed();
       if (best) {
@@ -646,6 +677,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   for (const auto &[code, n] : refusals)
     refusalCounts[code] = int64_t(n);
   report["refusals"] = std::move(refusalCounts);
+  report["knowledge_proposals"] = int64_t(remedies);
   if (db)
     report["database"] = json::Object{{"path", db->path()},
                                       {"seeds", int64_t(seeds)},

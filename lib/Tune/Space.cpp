@@ -445,6 +445,10 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         want = n - 1; // the schedule skipped this step
       }
     }
+    std::string kind = choice->alternatives.front()
+                           .getString("transform")
+                           .value_or("")
+                           .str();
     bool taken = false;
     std::string lastRefusal;
     for (unsigned k = 0; k < n && !taken; ++k) {
@@ -452,7 +456,7 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
       const json::Object &alt = choice->alternatives[i];
       if (alt.empty()) { // skip an optional step
         skipped.push_back(choice->key);
-        b.path.push_back({n, i});
+        b.path.push_back({n, i, kind});
         taken = true;
         break;
       }
@@ -466,7 +470,7 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
           session.applyAction(at, json::Value(json::Object(alt)));
       if (made) {
         b.schedule.push_back(json::Object(alt));
-        b.path.push_back({n, i});
+        b.path.push_back({n, i, kind});
         at = made->version;
         taken = true;
         break;

@@ -16,7 +16,7 @@ candidates = [e for e in events if e["event"] == "candidate"]
 for n, c in enumerate(candidates, 1):
     assert c["index"] == n, (n, c)
     assert c["origin"] in ("auto", "random", "mutation", "crossover", "tree",
-                           "neighbour", "db"), c
+                           "neighbour", "db", "knowledge"), c
     if c.get("mapped", True):
         assert c["version"].startswith("v"), c
         assert isinstance(c["schedule"], list) and c["schedule"], c

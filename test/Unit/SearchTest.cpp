@@ -79,7 +79,7 @@ public:
           want = (want + 1) % n; // the next alternative, as the builder does
         }
         c.push_back(want);
-        b.path.push_back({n, want});
+        b.path.push_back({n, want, transformOf(d)});
         b.schedule.push_back(action(d, want));
       }
       b.mapped = true;
@@ -116,6 +116,7 @@ public:
       c.push_back(unsigned(std::stoul(parts[i].str())));
     m.medianUs = cost(c) * (1 + 0.002 * unit(measures + salt));
     m.samples = r.samples.value_or(100);
+    m.bottleneck = bottleneck;
     return m;
   }
 
@@ -152,13 +153,19 @@ public:
     }
   }
 
+  /// Decision 3 is a vector width (the knowledge base's remedy of narrow
+  /// accesses); the others are named by their depth.
+  static std::string transformOf(unsigned d) {
+    return d == 3 ? "vectorize" : "t" + std::to_string(d);
+  }
   static json::Object action(unsigned d, unsigned a) {
-    return json::Object{{"transform", "t" + std::to_string(d)},
+    return json::Object{{"transform", transformOf(d)},
                         {"params", json::Object{{"v", int64_t(a + 1)}}}};
   }
 
   uint64_t salt;
   int64_t rows;
+  std::string bottleneck; // what every measurement reports
   unsigned builds = 0, measures = 0;
   std::map<std::string, double> costs;
 };
@@ -258,6 +265,35 @@ TEST(TunePolicies, RefusalsAreCountedAndNotRetried) {
     ASSERT_EQ(parts.size(), 7u);
     EXPECT_NE(parts[3], "3") << version; // the refused alternative: never taken
   }
+}
+
+TEST(TunePolicies, TheKnowledgeBaseProposesRemedies) {
+  // Narrow accesses: after each new best, its vector width (decision 3) is
+  // tried with the other values, the rest of the best kept.
+  Landscape land(3);
+  land.bottleneck = "narrow_global_access";
+  auto report = tune(land, &land, options("random", 24, 1), {});
+  ASSERT_TRUE(bool(report));
+  EXPECT_GT(report->getInteger("knowledge_proposals").value_or(0), 0);
+  const json::Array &all = *report->getArray("all");
+  std::vector<std::string> remedies;
+  for (const json::Value &v : all)
+    if (v.getAsObject()->getString("origin") == "knowledge")
+      remedies.push_back(v.getAsObject()->getString("version")->str());
+  ASSERT_FALSE(remedies.empty());
+  // Each differs from the automatic schedule (the first best) in decision
+  // 3 alone: "vd.0.0.0.X.0.0".
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(remedies.front()).split(parts, '.');
+  ASSERT_EQ(parts.size(), 7u);
+  EXPECT_NE(parts[4], "0");
+  for (size_t i : {1, 2, 3, 5, 6})
+    EXPECT_EQ(parts[i], "0") << remedies.front();
+  // Without a bottleneck: none.
+  Landscape plain(3);
+  auto none = tune(plain, &plain, options("random", 24, 1), {});
+  ASSERT_TRUE(bool(none));
+  EXPECT_EQ(none->getInteger("knowledge_proposals"), 0);
 }
 
 TEST(TuneDatabase, ASecondTuneStartsFromTheFirstsBest) {

@@ -44,8 +44,9 @@ using Genome = std::vector<unsigned>;
 
 /// One decision met while realizing a genome.
 struct Decision {
-  unsigned arity = 0;  // how many alternatives it had
-  unsigned chosen = 0; // the one taken (after refusals)
+  unsigned arity = 0;    // how many alternatives it had
+  unsigned chosen = 0;   // the one taken (after refusals)
+  std::string transform; // what it decides: its first alternative's transform
 };
 
 /// What a policy asks the builder for: a genome, or a known schedule to
@@ -126,7 +127,7 @@ struct Measurement {
   int64_t samples = 0;
   std::string code;                        // a refusal code when it failed
   std::string message;
-  std::string bottleneck;
+  std::string bottleneck; // the runner's classifier (Knowledge.h)
 
   bool ok() const { return code.empty() && correctness == "pass" && medianUs > 0; }
   llvm::json::Object toJSON() const;
