@@ -411,12 +411,15 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
         for (TuningRecord &r : db->best(workload, fp, 4))
           best.push_back(std::move(r));
     }
+    // Ahead of anything queued (the knowledge base's remedies).
+    std::vector<Proposal> fromDb;
     for (const TuningRecord &r : best) {
       Proposal p(Genome{}, "db");
       p.hint = json::Array(r.schedule);
-      queue.push_back(std::move(p));
+      fromDb.push_back(std::move(p));
       ++seeds;
     }
+    queue.insert(queue.begin(), fromDb.begin(), fromDb.end());
   };
 
   // The time limit covers the whole tune: the search stops early enough
