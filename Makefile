@@ -14,7 +14,7 @@ DEB_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo check check-lit check-unit clean docs
+.PHONY: all deps build demo check check-lit check-unit clean docs pack check-pack
 
 all: build
 
@@ -55,6 +55,15 @@ demo: build
 
 check: build
 	cmake --build $(BUILD_DIR) --target check-tirx
+
+# build/tirx-pack.tar.xz: tirx, tirx-opt, tirx-run and the Python package
+# for a GPU host without LLVM (cmake/TIRxPack.cmake, docs/testing.md).
+pack: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) --target pack
+
+# Unpacks the pack and runs the loop with /usr/lib/llvm-22 hidden (~2.5 min).
+check-pack: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) --target check-pack
 
 docs: build
 	cmake --build $(BUILD_DIR) --target tirx-doc

@@ -8,45 +8,29 @@ the export of each result as a bundle (`tirx-opt --tirx-export-bundle`).
 
 Expectations come from expected.json: a payload's `waiting` lists the
 features it waits on (bufferize, tails, dynamic_shapes, ...); with none it
-must pass. Every payload in tensor form is also run with the bufferization
-emulated (the one-shot bufferization passes through tirx-opt, the result
-committed as a version, then the recipe's remaining actions and `tirx
-auto`): its expectation is that of the payload without `bufferize`.
+must pass. Tensor payloads take the `bufferize` action first (their
+recipes begin with it; `tirx auto` applies it itself).
 
 Outcomes: PASS, XFAIL (fails as expected, waiting on ...), XPASS (listed
 as waiting but passes now: take the feature off its list), FAIL (listed as
 passing, fails). Exit status 1 on any FAIL (and on XPASS with --strict).
 --write-recipes writes recipes/<name>.json from the actions `tirx auto`
-took (with `bufferize` first for tensor payloads) where it reached a
-bundle.
+took where it reached a bundle.
 """
 import argparse
 import concurrent.futures
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BUFFERIZE = [
-    "--one-shot-bufferize=bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map",
-    "--buffer-results-to-out-params=hoist-static-allocs=true "
-    "modify-public-functions=true",
-    "--canonicalize",
-]
 
 
 def payloads():
     return sorted(f[:-5] for f in os.listdir(HERE) if f.endswith(".mlir"))
-
-
-def is_tensor(path):
-    """A payload whose function takes tensors (the front ends' form)."""
-    return re.search(r"func\.func[^{]*tensor<", open(path).read()) is not None
 
 
 class Runner:
@@ -97,7 +81,8 @@ def error_of(result):
 def check_payload(r, name, recipe_dir, write_recipes, bundles=None, recipes_only=False):
     """Runs every check of one payload; returns {check: (ok, detail)}.
     With `bundles`, the recipe's bundle goes to bundles/suite-<name> and its
-    reference (the seed, bufferized for tensor payloads, mapped plainly) to
+    reference (the seed, mapped plainly: tirx-map-reference bufferizes a
+    tensor seed as the bufferize action does) to
     bundles/suite-<name>-ref."""
     path = os.path.join(HERE, name + ".mlir")
     out = {}
@@ -108,26 +93,9 @@ def check_payload(r, name, recipe_dir, write_recipes, bundles=None, recipes_only
     if not init.get("ok"):
         return {"init": (False, error_of(init))}
     recipe = os.path.join(recipe_dir, name + ".json")
-    starts = [("", "v1", None)]
-    if is_tensor(path):
-        # The bufferization emulated: what the payload becomes once the
-        # `bufferize` action exists.
-        bufferized = os.path.join(r.work, name + "-bufferized.mlir")
-        rc, _, err = r.run(r.opt, path, *BUFFERIZE, "-o", bufferized)
-        if rc == 0:
-            c = r.tirx(ws, "commit", bufferized, "--parent", "v1", "-m", "bufferized (emulated)")
-            if c.get("ok"):
-                starts.append(("emulated ", last_version(c), "bufferize"))
-                reference = bufferized
-            else:
-                out["emulated bufferize"] = (False, error_of(c))
-        else:
-            out["emulated bufferize"] = (False, err.strip()[:300])
-    for prefix, start, skip in starts:
+    for prefix, start in [("", "v1")]:
         if os.path.exists(recipe):
             steps = json.load(open(recipe))
-            if skip and steps and steps[0].get("transform") == skip:
-                steps = steps[1:]
             rfile = os.path.join(r.work, name + "-" + start + "-recipe.json")
             json.dump(steps, open(rfile, "w"))
             a = r.tirx(ws, "apply", start, "--recipe", rfile)
@@ -157,10 +125,8 @@ def check_payload(r, name, recipe_dir, write_recipes, bundles=None, recipes_only
         if a.get("ok"):
             e = r.export(ws, final, name + "-" + start + "-auto")
             out[prefix + "auto"] = (e is None, e or final)
-            if e is None and write_recipes and (skip or not is_tensor(path)):
+            if e is None and write_recipes:
                 steps = [s["action"] for s in a.get("steps", []) if s.get("ok")]
-                if skip:
-                    steps.insert(0, {"transform": skip, "params": {}})
                 with open(recipe, "w") as f:
                     f.write("[\n" + ",\n".join("  " + json.dumps(s, sort_keys=True)
                                                for s in steps) + "\n]\n")
@@ -201,9 +167,7 @@ def main():
     for name in names:
         waiting = expected[name].get("waiting", [])
         for check, (ok, detail) in sorted(results[name].items()):
-            wait = [w for w in waiting if not (check.startswith("emulated") and w == "bufferize")]
-            if check.startswith("init") or check == "emulated bufferize":
-                wait = []
+            wait = [] if check.startswith("init") else waiting
             if ok:
                 outcome = "XPASS" if wait else "PASS"
             else:

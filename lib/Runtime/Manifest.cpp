@@ -150,12 +150,13 @@ double number(const json &value, const std::string &path) {
   return v;
 }
 
+/// Three launch dimensions, each within CUDA's limit for it (`max`: x, y, z).
 void parseDims(const json &value, const std::string &path, int64_t out[3],
-               int64_t max) {
+               const int64_t (&max)[3]) {
   if (!value.is_array() || value.size() != 3)
     fail(path, "expected an array of 3 integers");
   for (int i = 0; i < 3; ++i)
-    out[i] = integer(value[i], path + "[" + std::to_string(i) + "]", 1, max);
+    out[i] = integer(value[i], path + "[" + std::to_string(i) + "]", 1, max[i]);
 }
 
 /// A buffer's "shape" (at most 2^40 elements) and optional "bytes";
@@ -201,6 +202,9 @@ Manifest parse(const json &root) {
   m.chip = string(field(root, "manifest", "chip"), "chip");
   if (root.contains("features"))
     m.features = string(root["features"], "features");
+  if (root.contains("reduction_length"))
+    m.reductionLength = integer(root["reduction_length"], "reduction_length",
+                                0, int64_t(1) << 40);
   if (root.contains("math")) {
     m.math = string(root["math"], "math");
     if (m.math != "ieee" && m.math != "tf32")
@@ -264,9 +268,11 @@ Manifest parse(const json &root) {
     kernel.ptxFile = bundleFile(field(k, path, "ptx"), path + ".ptx");
     if (k.contains("cubin") && !k["cubin"].is_null())
       kernel.cubinFile = bundleFile(k["cubin"], path + ".cubin");
-    parseDims(field(k, path, "grid"), path + ".grid", kernel.grid,
-              INT64_C(2147483647));
-    parseDims(field(k, path, "block"), path + ".block", kernel.block, 1024);
+    // CUDA's limits (every GPU since compute capability 3.0).
+    static const int64_t gridMax[3] = {INT64_C(2147483647), 65535, 65535};
+    static const int64_t blockMax[3] = {1024, 1024, 64};
+    parseDims(field(k, path, "grid"), path + ".grid", kernel.grid, gridMax);
+    parseDims(field(k, path, "block"), path + ".block", kernel.block, blockMax);
     if (kernel.block[0] * kernel.block[1] * kernel.block[2] > 1024)
       fail(path + ".block", "more than 1024 threads per block");
     if (k.contains("dynamic_shared_bytes"))
@@ -378,6 +384,8 @@ std::string serializeManifest(const Manifest &m) {
   root["chip"] = m.chip;
   root["features"] = m.features;
   root["math"] = m.math;
+  if (m.reductionLength > 0)
+    root["reduction_length"] = m.reductionLength;
   root["params"] = json::array();
   for (const Param &p : m.params) {
     json j;

@@ -7,9 +7,11 @@ from .version import __version__
 from .client import HarnessError, MCPClient, find_tirx, find_tirx_run, find_tool
 from .context import ApplyResult, Rejection, TIRxContext
 from .agent import (GreedyPolicy, HarnessAgent, LLMPolicy, Observation, Plan,
-                    RandomPolicy, choose_parallel_tiling, prompt_payload, vector_widths)
+                    PolicyRefusal, RandomPolicy, choose_parallel_tiling, llm_prompt,
+                    parse_reply, prompt_payload, vector_widths)
 
 __all__ = ["__version__", "ApplyResult", "GreedyPolicy", "HarnessAgent", "HarnessError",
-           "LLMPolicy", "MCPClient", "Observation", "Plan", "RandomPolicy",
+           "LLMPolicy", "MCPClient", "Observation", "Plan", "PolicyRefusal", "RandomPolicy",
            "Rejection", "TIRxContext", "find_tirx", "find_tirx_run", "find_tool",
-           "choose_parallel_tiling", "prompt_payload", "vector_widths"]
+           "choose_parallel_tiling", "llm_prompt", "parse_reply", "prompt_payload",
+           "vector_widths"]

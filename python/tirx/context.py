@@ -169,11 +169,15 @@ class TIRxContext:
         except ValueError:
             raise HarnessError(None, "tirx auto answered no JSON: " + (p.stdout + p.stderr)[-400:])
 
+    def session(self) -> Dict[str, Any]:
+        """The session as a dict: task, target, versions, steps."""
+        return self._client.call("export_session")["session"]
+
     def export_session(self, path: str) -> Dict[str, Any]:
         """The session as a dict, also written to `path` (by this process:
         the server never writes where an agent asks)."""
         import json
-        session = self._client.call("export_session")["session"]
+        session = self.session()
         with open(path, "w") as f:
             json.dump(session, f, indent=2)
         return session

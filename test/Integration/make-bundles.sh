@@ -22,6 +22,13 @@ export_bundle softmax-ref "$ex/softmax.mlir" --tirx-map-reference
 export_bundle layernorm-ref "$ex/layernorm.mlir" --tirx-map-reference
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
+# saxpy over 2^20 elements, for the worker's screening rate
+# (examples/bench/worker-rate.sh).
+sed 's/67108864/1048576/g' "$ex/saxpy.mlir" > "$out/saxpy1m.mlir"
+export_bundle saxpy1m-ref "$out/saxpy1m.mlir" --tirx-map-reference
+for s in scalar vec4 tirx; do
+  export_bundle saxpy1m-$s "$out/saxpy1m.mlir" "$(schedule x saxpy-$s.transform.mlir)" --transform-interpreter
+done
 export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"
 export_bundle saxpy-hang "$in/saxpy-hang.mlir"
 # The examples scheduled by TIRx's own transforms: a script and recipes.

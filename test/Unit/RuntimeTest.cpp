@@ -86,6 +86,15 @@ TEST(ManifestTest, MalformedCasesNameTheField) {
   EXPECT_NE(parseError(withField(R"("block": [256, 1, 1])", R"("block": [2048, 1, 1])"))
                 .find("kernels[0].block[0]"),
             std::string::npos);
+  // CUDA's per-dimension limits: z of a block at most 64 (the reference
+  // mapper once gave 1 x 1 x 256: CUDA_ERROR_INVALID_VALUE at launch), y
+  // and z of a grid at most 65535.
+  EXPECT_NE(parseError(withField(R"("block": [256, 1, 1])", R"("block": [1, 1, 256])"))
+                .find("kernels[0].block[2]"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("grid": [4, 1, 1])", R"("grid": [4, 65536, 1])"))
+                .find("kernels[0].grid[1]"),
+            std::string::npos);
   EXPECT_NE(parseError(withField(R"("role": "in")", R"("role": "both")"))
                 .find("params[1].role: expected in, out or inout"),
             std::string::npos);
@@ -578,6 +587,40 @@ TEST(ToleranceTest, ValuesArePinned) {
   expect(toleranceFor(ElementType::bf16), 2e-2, 1e-2, 0);
   for (ElementType t : {ElementType::i8, ElementType::i32, ElementType::i64})
     expect(toleranceFor(t), 0, 0, 0);
+}
+
+// Long f32 sums: the slack relative to the RMS grows as 2 u sqrt(K) beyond
+// 2^16 terms (the reference's sequential sum drifts), never below 1e-5.
+TEST(ToleranceTest, F32SlackGrowsWithTheReductionLength) {
+  EXPECT_EQ(toleranceFor(ElementType::f32, "ieee", 4096).rmsRel, 1e-5);
+  EXPECT_DOUBLE_EQ(toleranceFor(ElementType::f32, "ieee", 1 << 20).rmsRel,
+                   2.0 * std::ldexp(1.0, -24) * 1024.0);
+  EXPECT_EQ(toleranceFor(ElementType::f32, "ieee", 1 << 20).rtol, 1e-4);
+  EXPECT_EQ(toleranceFor(ElementType::f16, "ieee", 1 << 20).rmsRel, 0);
+  // 2^20 terms in [-1, 1] per row, sums of RMS about 512: a row summing to
+  // 17 that is 0.02 off the reference passes (rowsum_long on the H200:
+  // -17.3356 vs -17.3557), a term of 0.5 dropped from a row of 591 still
+  // fails (the slack is 0.12 there).
+  std::vector<double> want(4, 0.0), got(4, 0.0);
+  for (int i = 0; i < 4; ++i)
+    want[i] = got[i] = 591.0 * (i % 2 ? 1 : -1);
+  want[1] = got[1] = 17.0;
+  got[1] += 0.02;
+  Tolerance t = toleranceFor(ElementType::f32, "ieee", 1 << 20);
+  EXPECT_TRUE(compareBuffers("s", ElementType::f32,
+                             encode(ElementType::f32, got),
+                             encode(ElementType::f32, want), t)
+                  .pass);
+  EXPECT_FALSE(compareBuffers("s", ElementType::f32,
+                              encode(ElementType::f32, got),
+                              encode(ElementType::f32, want),
+                              toleranceFor(ElementType::f32))
+                   .pass);
+  got[2] -= 0.5;
+  EXPECT_FALSE(compareBuffers("s", ElementType::f32,
+                              encode(ElementType::f32, got),
+                              encode(ElementType::f32, want), t)
+                   .pass);
 }
 
 // A uniform 0.4% scaling of every output is a wrong kernel (a constant

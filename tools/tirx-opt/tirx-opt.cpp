@@ -13,7 +13,13 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
-int main(int argc, char **argv) {
+// The multicall binary of `make pack` compiles this file with
+// TIRX_OPT_MAIN=tirxOptMain and dispatches to it (tools/pack/multicall.cpp).
+#ifndef TIRX_OPT_MAIN
+#define TIRX_OPT_MAIN main
+#endif
+
+int TIRX_OPT_MAIN(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tirx::registerTIRxToolDialects(registry);
   mlir::registerAllPasses();

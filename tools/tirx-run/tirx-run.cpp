@@ -3,19 +3,27 @@
 // Part of TIRx, an open compiler harness for agentic GPU programming.
 //
 //   tirx-run [options] BUNDLE... [--reference REF] [-o feedback.json]
+//   tirx-run --persistent [--mode screen|full] [options] BUNDLE...
+//   tirx-run --worker [--busy-fd N]
 //
 // Each candidate runs in a child process under a watchdog: a kernel that
 // hangs is killed and reported `launch_status: timeout`, a fault is reported
 // with the CUDA error's name, and the next candidate still runs. This
 // program never touches the GPU itself (CUDA does not survive fork()).
+// With --persistent the candidates run one after another in one worker
+// process (WorkerClient), replaced after a fault or a timeout; --worker is
+// that worker (Worker.h, docs/worker.md), which does touch the GPU.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Check.h"
 #include "tirx/Runtime/Feedback.h"
 #include "tirx/Runtime/Files.h"
+#include "tirx/Runtime/Isolation.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Runtime/Runner.h"
+#include "tirx/Runtime/Worker.h"
+#include "tirx/Runtime/WorkerClient.h"
 #include "tirx/Version.h"
 
 #include <nlohmann/json.hpp>
@@ -54,6 +62,13 @@ const char *kUsage =
     "  --profile-dir DIR   device profile cache (default ~/.cache/tirx)\n"
     "  --ir-version ID     snapshot id to put in the feedback\n"
     "  -o FILE             write the feedback JSON there (default: stdout)\n"
+    "  --persistent        run the bundles one after another in one persistent\n"
+    "                      worker (inputs and the reference's outputs made once\n"
+    "                      on the GPU, compared there); prints candidates/s\n"
+    "  --mode screen|full  with --persistent: screen = 1 input set, 10 samples;\n"
+    "                      full = the checks of a one-shot run (default)\n"
+    "  --worker            serve JSON-line requests on stdin (docs/worker.md)\n"
+    "  --busy-fd N         with --worker: write 1/0 there around GPU waits\n"
     "  --version           print the TIRx version and exit\n"
     "exit status: 0 all ran and passed, 1 a candidate failed, timed out, was\n"
     "             implausibly fast or its check was blind,\n"
@@ -68,6 +83,11 @@ struct Options {
   std::string irVersion;
   std::string output;
   bool seedGiven = false;
+  bool worker = false;
+  int busyFd = -1;
+  bool persistent = false;
+  std::string mode = "full";
+  bool inputsGiven = false;
 };
 
 [[noreturn]] void badInput(const std::string &message) {
@@ -112,6 +132,17 @@ Options parseArgs(int argc, char **argv) {
       o.seedGiven = true;
     } else if (a == "--inputs") {
       o.run.inputSets = int(parseInt(a, value(), 1, 100));
+      o.inputsGiven = true;
+    } else if (a == "--worker") {
+      o.worker = true;
+    } else if (a == "--busy-fd") {
+      o.busyFd = int(parseInt(a, value(), 0, 1 << 20));
+    } else if (a == "--persistent") {
+      o.persistent = true;
+    } else if (a == "--mode") {
+      o.mode = value();
+      if (o.mode != "screen" && o.mode != "full")
+        badInput("--mode expects screen or full, got '" + o.mode + "'");
     } else if (a == "--samples") {
       o.run.samples = parseInt(a, value(), 1, 1000000);
     } else if (a == "--timeout") {
@@ -129,6 +160,11 @@ Options parseArgs(int argc, char **argv) {
     } else {
       o.bundles.push_back(a);
     }
+  }
+  if (o.worker) {
+    if (!o.bundles.empty() || o.persistent)
+      badInput("--worker takes its bundles as requests on stdin");
+    return o;
   }
   if (o.bundles.empty())
     badInput(std::string("no bundle given\n") + kUsage);
@@ -156,9 +192,9 @@ std::string slurp(const std::string &path) {
 
 /// Runs `work` in a child process. The child reports '1' on `busy` before it
 /// blocks on the GPU and '0' after; if it stays busy longer than `timeout`
-/// seconds, it is killed. Returns the child's exit code, or -signal, or
+/// seconds, it is killed. Returns the child's waitpid() status, or
 /// `kTimedOut`.
-constexpr int kTimedOut = 1000;
+constexpr int kTimedOut = -1;
 int runIsolated(double timeout, const std::function<int(int busyFd)> &work,
                 double *killedAfter = nullptr, double *teardown = nullptr) {
   int pipefd[2];
@@ -177,24 +213,19 @@ int runIsolated(double timeout, const std::function<int(int busyFd)> &work,
     _exit(code);
   }
   close(pipefd[1]);
-  bool busy = false;
-  Clock::time_point busySince = Clock::now();
+  BusyWatch watch;
   bool open = true;
   while (true) {
     int status = 0;
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) {
       close(pipefd[0]);
-      if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-      return -WTERMSIG(status);
+      return status;
     }
-    double busyFor =
-        std::chrono::duration<double>(Clock::now() - busySince).count();
-    if (busy && busyFor > timeout) {
-      kill(pid, SIGKILL);
+    if (watch.busy() && watch.busyFor() > timeout) {
       if (killedAfter)
-        *killedAfter = busyFor;
+        *killedAfter = watch.busyFor();
+      kill(pid, SIGKILL);
       // The process is gone only once the driver has torn its context down,
       // which stops the runaway kernel; the next candidate must not share
       // the GPU with it.
@@ -210,26 +241,146 @@ int runIsolated(double timeout, const std::function<int(int busyFd)> &work,
       if (poll(&p, 1, 50) > 0) {
         char buf[64];
         ssize_t n = read(pipefd[0], buf, sizeof(buf));
-        if (n <= 0) {
+        if (n <= 0)
           open = false;
-        } else {
-          for (ssize_t i = 0; i < n; ++i) {
-            bool nowBusy = buf[i] == '1';
-            if (nowBusy && !busy)
-              busySince = Clock::now();
-            busy = nowBusy;
-          }
-        }
+        else
+          watch.feed(buf, size_t(n));
       }
     } else {
       usleep(50 * 1000);
     }
   }
 }
+
+bool exitedWith(int status, int code) {
+  return status != kTimedOut && WIFEXITED(status) &&
+         WEXITSTATUS(status) == code;
+}
+
+/// Each bundle in a child of its own (the one-shot runner). Returns false
+/// when no device answered.
+bool runOneShot(const Options &o, const std::vector<Manifest> &manifests,
+                const Manifest &reference, std::vector<Feedback> &results) {
+  // The device profile, measured in a child.
+  std::string profileFile = tempPath();
+  int code = runIsolated(120, [&](int) {
+    DeviceProfile profile;
+    std::string error = loadOrMeasureProfile(o.run.device, o.profileDir, profile);
+    if (!error.empty()) {
+      std::cerr << "tirx-run: " << error << "\n";
+      return int(kExitNoDevice);
+    }
+    std::ofstream(profileFile) << serializeDeviceProfile(profile);
+    return 0;
+  });
+  DeviceProfile profile;
+  std::string profileError;
+  bool haveDevice = exitedWith(code, 0) &&
+                    parseDeviceProfile(slurp(profileFile), profile, profileError);
+  std::remove(profileFile.c_str());
+
+  for (size_t i = 0; i < o.bundles.size(); ++i) {
+    Feedback &f = results[i];
+    if (!haveDevice) {
+      f.launchStatus = "no_device";
+      f.error = "no CUDA device answered (see the message above)";
+      continue;
+    }
+    std::string resultFile = tempPath();
+    double killedAfter = 0, teardown = 0;
+    int status = runIsolated(o.timeout, [&](int busyFd) {
+      RunOptions run = o.run;
+      run.busy = [busyFd](bool busy) {
+        char c = busy ? '1' : '0';
+        (void)!write(busyFd, &c, 1);
+      };
+      Feedback child;
+      runCandidate(run, o.bundles[i], manifests[i],
+                   o.reference.empty() ? nullptr : &o.reference,
+                   o.reference.empty() ? nullptr : &reference, profile, child);
+      child.irVersion = f.irVersion;
+      std::ofstream(resultFile) << serializeFeedback(child);
+      return 0;
+    }, &killedAfter, &teardown);
+    std::string error;
+    if (exitedWith(status, 0) && parseFeedback(slurp(resultFile), f, error)) {
+      // The child's feedback stands.
+    } else if (status == kTimedOut) {
+      recordTimeout(f, o.timeout, killedAfter, teardown);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      f.launchStatus = "error";
+      f.error = "the runner's child failed (" + error + ")";
+    } else {
+      recordDeath(f, "the runner's child", status);
+    }
+    std::remove(resultFile.c_str());
+  }
+  return haveDevice;
+}
+
+/// All bundles through one persistent worker. Returns false when no device
+/// answered.
+bool runPersistent(const Options &o, std::vector<Feedback> &results) {
+  WorkerConfig config;
+  config.program = "/proc/self/exe";
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n > 0)
+    config.program.assign(self, size_t(n));
+  config.device = o.run.device;
+  config.profileDir = o.profileDir;
+  WorkerClient client(config);
+  auto begin = Clock::now();
+  std::string error = client.start();
+  if (error.empty() && client.greeting().contains("device_error"))
+    error = client.greeting()["device_error"].get<std::string>();
+  double startSeconds =
+      std::chrono::duration<double>(Clock::now() - begin).count();
+  if (!error.empty()) {
+    std::cerr << "tirx-run: " << error << "\n";
+    for (Feedback &f : results) {
+      f.launchStatus = "no_device";
+      f.error = "no CUDA device answered (see the message above)";
+    }
+    return false;
+  }
+  MeasureOptions measure;
+  measure.reference = o.reference;
+  measure.mode = o.mode;
+  measure.inputs = o.inputsGiven ? o.run.inputSets : 0;
+  measure.samples = o.run.samples;
+  measure.seed = o.run.seed;
+  measure.timeout = o.timeout;
+  measure.irVersion = o.irVersion;
+  auto loop = Clock::now();
+  for (size_t i = 0; i < o.bundles.size(); ++i) {
+    Measurement m = client.measure(o.bundles[i], measure);
+    std::string parseError;
+    if (!m.ok || !parseFeedback(m.feedback.dump(), results[i], parseError)) {
+      results[i].launchStatus = "error";
+      results[i].error = m.ok ? parseError : m.error;
+    }
+  }
+  double seconds = std::chrono::duration<double>(Clock::now() - loop).count();
+  std::cerr << "tirx-run: " << o.bundles.size() << " candidates in " << seconds
+            << " s (" << o.mode << " mode): "
+            << (seconds > 0 ? double(o.bundles.size()) / seconds : 0)
+            << " candidates/s; worker start " << startSeconds
+            << " s not included; " << client.workersStarted()
+            << " worker(s) started\n";
+  return true;
+}
 } // namespace
 
 int main(int argc, char **argv) {
   Options o = parseArgs(argc, argv);
+  if (o.worker) {
+    WorkerOptions worker;
+    worker.device = o.run.device;
+    worker.profileDir = o.profileDir;
+    worker.busyFd = o.busyFd;
+    return serveWorker(worker, std::cin, std::cout);
+  }
 
   // Every bundle is read and checked before anything runs.
   std::vector<Manifest> manifests(o.bundles.size());
@@ -250,72 +401,22 @@ int main(int argc, char **argv) {
     }
   }
 
-  // The device profile, measured (or read from the cache) in a child.
-  std::string profileFile = tempPath();
-  int code = runIsolated(120, [&](int) {
-    DeviceProfile profile;
-    std::string error = loadOrMeasureProfile(o.run.device, o.profileDir, profile);
-    if (!error.empty()) {
-      std::cerr << "tirx-run: " << error << "\n";
-      return int(kExitNoDevice);
-    }
-    std::ofstream(profileFile) << serializeDeviceProfile(profile);
-    return 0;
-  });
-  DeviceProfile profile;
-  std::string profileError;
-  bool haveDevice = code == 0 &&
-                    parseDeviceProfile(slurp(profileFile), profile, profileError);
-  std::remove(profileFile.c_str());
+  std::vector<Feedback> feedback(o.bundles.size());
+  for (size_t i = 0; i < o.bundles.size(); ++i) {
+    Feedback &f = feedback[i];
+    beginFeedback(manifests[i], f);
+    f.launchStatus = "not_run";
+    if (!o.irVersion.empty())
+      f.irVersion = o.irVersion;
+    f.seed = o.run.seed; // also where nothing ran: the replay needs it
+  }
+  bool haveDevice = o.persistent ? runPersistent(o, feedback)
+                                 : runOneShot(o, manifests, reference, feedback);
 
   nlohmann::json results = nlohmann::json::array();
   bool anyFailed = false;
   for (size_t i = 0; i < o.bundles.size(); ++i) {
-    Feedback f;
-    f.payload = manifests[i].payload;
-    f.irVersion = o.irVersion.empty() ? manifests[i].irVersion : o.irVersion;
-    f.bytesMoved = manifests[i].minimumBytesMoved();
-    f.flops = manifests[i].totalFlops();
-    f.seed = o.run.seed; // also where nothing ran: the replay needs it
-    if (!haveDevice) {
-      f.launchStatus = "no_device";
-      f.error = "no CUDA device answered (see the message above)";
-    } else {
-      std::string resultFile = tempPath();
-      double killedAfter = 0, teardown = 0;
-      int status = runIsolated(o.timeout, [&](int busyFd) {
-        RunOptions run = o.run;
-        run.busy = [busyFd](bool busy) {
-          char c = busy ? '1' : '0';
-          (void)!write(busyFd, &c, 1);
-        };
-        Feedback child;
-        runCandidate(run, o.bundles[i], manifests[i],
-                     o.reference.empty() ? nullptr : &o.reference,
-                     o.reference.empty() ? nullptr : &reference, profile, child);
-        child.irVersion = f.irVersion;
-        std::ofstream(resultFile) << serializeFeedback(child);
-        return 0;
-      }, &killedAfter, &teardown);
-      std::string error;
-      if (status == 0 && parseFeedback(slurp(resultFile), f, error)) {
-        // The child's feedback stands.
-      } else if (status == kTimedOut) {
-        f.launchStatus = "timeout";
-        f.killedAfterSeconds = killedAfter;
-        f.error = "a kernel ran longer than the " +
-                  std::to_string(int(o.timeout)) +
-                  " s limit and was killed after " +
-                  std::to_string(killedAfter) + " s (the driver released it " +
-                  std::to_string(teardown) + " s later)";
-      } else {
-        f.launchStatus = "error";
-        f.error = status < 0 ? "the runner's child died of signal " +
-                                   std::to_string(-status)
-                             : "the runner's child failed (" + error + ")";
-      }
-      std::remove(resultFile.c_str());
-    }
+    Feedback &f = feedback[i];
     // A timing the device cannot make, or a check that cannot see the
     // kernel, fails the run as much as a wrong result: neither may rank.
     bool implausible = f.plausible && !*f.plausible;

@@ -391,7 +391,13 @@ int print(const Invocation &inv, Expected<Result> result) {
 }
 } // namespace
 
-int main(int argc, char **argv) {
+// The multicall binary of `make pack` compiles this file with
+// TIRX_MAIN=tirxMain and dispatches to it (tools/pack/multicall.cpp).
+#ifndef TIRX_MAIN
+#define TIRX_MAIN main
+#endif
+
+int TIRX_MAIN(int argc, char **argv) {
   Invocation inv;
   const char *env = std::getenv("TIRX_WORKSPACE");
   inv.workspace = env ? env : "tirx-workspace";

@@ -72,8 +72,10 @@ struct Tolerance {
   double atol;
   double rmsRel = 0;
 };
-/// The tolerance of `type` under the bundle's `math` ("ieee" or "tf32").
-Tolerance toleranceFor(ElementType type, const std::string &math = "ieee");
+/// The tolerance of `type` under the bundle's `math` ("ieee" or "tf32"),
+/// for outputs that sum up to `reductionLength` terms (0: unknown).
+Tolerance toleranceFor(ElementType type, const std::string &math = "ieee",
+                       int64_t reductionLength = 0);
 
 struct Comparison {
   bool pass = true;
@@ -94,6 +96,30 @@ Comparison compareBuffers(const std::string &name, ElementType type,
                           const std::vector<uint8_t> &got,
                           const std::vector<uint8_t> &want,
                           const Tolerance &tol);
+
+/// What a comparison accumulates over the elements (on the host, or on the
+/// device by the worker's kernels): the largest absolute error, the sums of
+/// squared errors and of the reference's squares.
+struct ComparisonSums {
+  double maxAbsError = 0;
+  double diff2 = 0;
+  double ref2 = 0;
+};
+
+/// Sets `c`'s errors from `sums` and fails it when the relative L2 error
+/// exceeds the tolerance (unless it failed already, with its detail).
+void finishComparison(const std::string &name, const ComparisonSums &sums,
+                      const Tolerance &tol, Comparison &c);
+
+/// The detail of a failing element: "y[17]: got 3, want 1.5 (unwritten)";
+/// `refBad` when the reference holds NaN or poison there.
+std::string describeMismatch(const std::string &name, size_t i, double got,
+                             double want, bool gotPoison, bool refBad);
+
+/// A failed comparison of an `in` buffer whose element `i` was `uploaded`
+/// and is `now`.
+Comparison describeChange(const std::string &name, size_t i, double now,
+                          double uploaded);
 
 /// Checks that a buffer is bit for bit what was uploaded (an `in` buffer the
 /// kernel must not write): fails naming the first changed element,

@@ -110,6 +110,10 @@ struct Manifest {
   /// products were taken on tensor cores with 10-bit mantissas); the
   /// correctness check allows for it.
   std::string math = "ieee";
+  /// The most terms summed into one output element by the payload (its
+  /// longest reduction), 0 when unknown: the reference's bundle, made from
+  /// the seed, knows it. The check's slack for f32 sums grows with it.
+  int64_t reductionLength = 0;
   std::vector<Param> params;
   std::vector<Scratch> scratch;
   std::vector<Kernel> kernels; // launched in this order

@@ -60,6 +60,10 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
                   const Manifest *reference, const DeviceProfile &profile,
                   Feedback &feedback);
 
+/// Fills the fields of `feedback` that the manifest alone gives (payload,
+/// version, bytes and flops, spills), before anything runs.
+void beginFeedback(const Manifest &candidate, Feedback &feedback);
+
 /// Checks that `reference` computes on the same parameters as `candidate`;
 /// returns "" or a message naming the first difference.
 std::string compareSignatures(const Manifest &candidate,

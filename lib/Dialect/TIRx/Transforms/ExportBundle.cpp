@@ -536,6 +536,8 @@ void ExportBundlePass::runOnOperation() {
   manifest.irVersion = irVersion;
   manifest.chip = options.chip;
   manifest.features = options.features;
+  if (auto terms = module->getAttrOfType<IntegerAttr>("tirx.reduction_length"))
+    manifest.reductionLength = terms.getInt();
   if (failed(collect(*copy, manifest)))
     return signalPassFailure();
 

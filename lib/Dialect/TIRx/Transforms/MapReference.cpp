@@ -3,8 +3,10 @@
 // Part of TIRx, an open compiler harness for agentic GPU programming.
 //
 // The reference a candidate is checked against must not share the
-// candidate's schedule: it is the seed payload mapped by upstream's greedy
-// loop mapper, one element per thread. A tensor seed is bufferized first,
+// candidate's schedule: it is the seed payload mapped one element per
+// thread by upstream's parallel-loop-to-GPU conversion, the innermost
+// dimension on x (upstream's greedy mapper puts the outermost on x, which
+// gives a 3-D nest a block of 1 x 1 x 256 threads: over the z limit of 64). A tensor seed is bufferized first,
 // as the bufferize action does it, so that the reference's parameters are
 // those of the candidates made from it.
 //
@@ -19,6 +21,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -35,6 +38,46 @@ namespace tirx {
 using namespace mlir;
 
 namespace {
+/// The trip count of each dimension of \p loop, where it is constant.
+SmallVector<std::optional<int64_t>> tripCounts(scf::ParallelOp loop) {
+  SmallVector<std::optional<int64_t>> counts;
+  for (unsigned i = 0, e = loop.getNumLoops(); i < e; ++i) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[i]);
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[i]);
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep()[i]);
+    counts.push_back(std::nullopt);
+    if (lb && ub && step && *step > 0)
+      counts.back() = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  }
+  return counts;
+}
+
+/// Maps the dimensions of \p loop (of trip counts \p counts) from the
+/// innermost out onto x, y, z of blocks (or threads); the others, and a
+/// dimension over the hardware's limit or of unknown trip count (but for
+/// the blocks' x), run sequentially, as do nested parallel loops.
+void mapInnermostOnX(scf::ParallelOp loop,
+                     ArrayRef<std::optional<int64_t>> counts, bool threads) {
+  MLIRContext *ctx = loop.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+  unsigned n = loop.getNumLoops();
+  SmallVector<gpu::ParallelLoopDimMappingAttr> dims;
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned fromInner = n - 1 - i;
+    auto processor = gpu::Processor::Sequential;
+    if (fromInner < 3) {
+      int64_t limit = threads ? (fromInner == 2 ? 64 : 1024)
+                              : (fromInner == 0 ? int64_t(INT32_MAX) : 65535);
+      bool fits = counts[i] ? *counts[i] <= limit : (!threads && fromInner == 0);
+      if (fits)
+        processor = static_cast<gpu::Processor>(
+            (threads ? unsigned(gpu::Processor::ThreadX) : 0u) + fromInner);
+    }
+    dims.push_back(gpu::ParallelLoopDimMappingAttr::get(ctx, processor, id, id));
+  }
+  (void)gpu::setMappingAttr(loop, dims);
+}
+
 struct MapReferencePass
     : public mlir::tirx::impl::TIRxMapReferenceBase<MapReferencePass> {
   using Base::Base;
@@ -45,7 +88,6 @@ struct MapReferencePass
                     linalg::LinalgDialect>();
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createConvertLinalgToParallelLoopsPass());
-    pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
     pm.addPass(createConvertParallelLoopToGpuPass());
     pm.getDependentDialects(registry);
   }
@@ -78,6 +120,22 @@ struct MapReferencePass
         return signalPassFailure();
       }
 
+    // The longest sum of the payload, for the check's tolerance (the
+    // bundle's manifest carries it as reduction_length).
+    int64_t terms = 0;
+    module.walk([&](linalg::LinalgOp op) {
+      int64_t product = 1;
+      for (auto [range, kind] : llvm::zip(op.getStaticLoopRanges(),
+                                          op.getIteratorTypesArray()))
+        if (kind == utils::IteratorType::reduction)
+          product = ShapedType::isDynamic(range) ? product : product * range;
+      terms = std::max(terms, product);
+    });
+    if (terms > 1)
+      module->setAttr("tirx.reduction_length",
+                      IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                       terms));
+
     OpPassManager toLoops(ModuleOp::getOperationName());
     toLoops.addPass(createConvertLinalgToParallelLoopsPass());
     if (failed(runPipeline(toLoops, module)))
@@ -94,11 +152,28 @@ struct MapReferencePass
       sizes.back() = blockSize;
       // Constant inner bounds and an scf.if guard: the GPU mapping needs a
       // static thread count.
-      scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
+      SmallVector<std::optional<int64_t>> blocks = tripCounts(loop);
+      for (auto [count, size] : llvm::zip(blocks, sizes))
+        if (count)
+          *count = (*count + size - 1) / size;
+      auto [outer, inner] =
+          scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
+      mapInnermostOnX(outer, blocks, /*threads=*/false);
+      // The tile loop runs `size` iterations of the original step.
+      SmallVector<std::optional<int64_t>> threads(sizes.begin(), sizes.end());
+      mapInnermostOnX(inner, threads, /*threads=*/true);
+      inner.getBody()->walk([&](scf::ParallelOp nested) {
+        SmallVector<gpu::ParallelLoopDimMappingAttr> seq(
+            nested.getNumLoops(),
+            gpu::ParallelLoopDimMappingAttr::get(
+                nested.getContext(), gpu::Processor::Sequential,
+                AffineMap::getMultiDimIdentityMap(1, nested.getContext()),
+                AffineMap::getMultiDimIdentityMap(1, nested.getContext())));
+        (void)gpu::setMappingAttr(nested, seq);
+      });
     }
 
     OpPassManager toGpu(ModuleOp::getOperationName());
-    toGpu.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
     toGpu.addPass(createConvertParallelLoopToGpuPass());
     toGpu.addPass(createCanonicalizerPass());
     if (failed(runPipeline(toGpu, module)))

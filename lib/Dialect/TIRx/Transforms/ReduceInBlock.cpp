@@ -171,8 +171,14 @@ struct BlockReduction {
         continue;
       }
       OperationState state(loc, bodyOp.getName());
-      for (Value operand : bodyOp.getOperands())
-        state.addOperands(map.lookupOrDefault(operand));
+      for (Value operand : bodyOp.getOperands()) {
+        // A scalar from outside the body (a constant canonicalization
+        // hoisted out of it, a value of the enclosing loop) is broadcast.
+        Value v = map.lookupOrDefault(operand);
+        if (!isa<VectorType>(v.getType()))
+          v = vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), v);
+        state.addOperands(v);
+      }
       for (Type type : bodyOp.getResultTypes())
         state.addTypes(vectorOf(type));
       state.addAttributes(bodyOp.getAttrs());

@@ -282,3 +282,41 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Layer norm's variance: the row's mean read per row (broadcast over the
+// 4-wide vectors) and scaled by a constant defined outside the body (as
+// canonicalization leaves it): both are broadcast to vector<4xf32>, the
+// body's ops all on vectors (it once failed to verify: 'arith.mulf' op
+// requires the same type for all operands and results).
+// CHECK-LABEL: func.func @variance
+//       CHECK:   %[[N:.*]] = arith.constant 1.22070313E-4 : f32
+//       CHECK:   scf.forall
+//       CHECK:     scf.for
+//       CHECK:       %[[S:.*]] = memref.load %{{.*}} : memref<1xf32, strided<[1], offset: ?>>
+//       CHECK:       %[[M:.*]] = vector.broadcast %[[S]] : f32 to vector<4xf32>
+//       CHECK:       %[[NV:.*]] = vector.broadcast %[[N]] : f32 to vector<4xf32>
+//       CHECK:       %[[MEAN:.*]] = arith.mulf %[[M]], %[[NV]] : vector<4xf32>
+//       CHECK:       arith.subf %{{.*}}, %[[MEAN]] : vector<4xf32>
+func.func @variance(%x: memref<8x8192xf32>, %sum: memref<8xf32>, %sq: memref<8xf32>) {
+  %n = arith.constant 1.220703125e-04 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %sum : memref<8x8192xf32>, memref<8xf32>) outs(%sq : memref<8xf32>) {
+  ^bb0(%a: f32, %s: f32, %acc: f32):
+    %mean = arith.mulf %s, %n : f32
+    %d = arith.subf %a, %mean : f32
+    %d2 = arith.mulf %d, %d : f32
+    %t = arith.addf %d2, %acc : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 256 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -1,0 +1,76 @@
+//===- Measure.h - one candidate's checks and timing ------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// Internal to lib/Runtime: the measurement procedure of a loaded candidate
+// (input sets checked against the reference, input read-back, the ghost
+// check, timed launches of which some are read back, the plausibility gate),
+// written once over a DataPath that says where inputs, reference outputs and
+// comparisons live: on the host for one-shot runs (Runner.cpp), on the
+// device for the persistent worker (Worker.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIRX_LIB_RUNTIME_MEASURE_H
+#define TIRX_LIB_RUNTIME_MEASURE_H
+
+#include "Cuda.h"
+
+#include "tirx/Runtime/Check.h"
+#include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/Runner.h"
+
+namespace tirx {
+namespace runtime {
+
+class DataPath {
+public:
+  virtual ~DataPath() = default;
+  /// The candidate's device buffers: one address per parameter (0 for
+  /// scalars), then one per scratch buffer.
+  virtual const std::vector<gpu::CUdeviceptr> &buffers() = 0;
+  virtual bool hasReference() const = 0;
+  /// The longest sum the reference's manifest declares (0 without one):
+  /// the reference, made from the seed, knows it; the check's f32 slack
+  /// grows with it (toleranceFor).
+  virtual int64_t referenceTerms() const = 0;
+  /// Puts the input set of `seed` into the candidate's buffers: `in` and
+  /// `inout` random (as makeInputs), `out` and scratch poisoned.
+  virtual void loadInputs(uint64_t seed) = 0;
+  /// After the candidate ran on those inputs: keeps its outputs, the "first"
+  /// of later relaunch checks.
+  virtual void keepOutputs() = 0;
+  /// The `in` buffers now against what was loaded: the first change, or a
+  /// passing comparison.
+  virtual Comparison checkInputs() = 0;
+  /// Makes the reference's outputs on the loaded inputs available.
+  virtual void referenceOutputs() = 0;
+  /// The ghost check on the loaded inputs (see checkIsBlind).
+  virtual bool ghostBlind() = 0;
+  /// The kept outputs of parameter `param` against the reference's.
+  virtual Comparison compareKept(size_t param, const Tolerance &tol) = 0;
+  /// Parameter `param` now against the kept outputs and, beyond them, the
+  /// reference's (the kept ones without a reference).
+  virtual RelaunchCheck compareNow(size_t param, const Tolerance &tol) = 0;
+  /// A device copy of `inout` parameter `param` as loaded, which the timed
+  /// launches restore it from.
+  virtual gpu::CUdeviceptr pristine(size_t param) = 0;
+};
+
+/// Registers, shared memory, spills and occupancy of the first kernel;
+/// throws CudaError when its block exceeds what the kernel allows.
+void readResources(const gpu::LoadedBundle &bundle, const Manifest &candidate,
+                   const DeviceProfile &profile, Feedback &f);
+
+/// Checks and times `bundle` over `data` (throws CudaError).
+void measureLoaded(const RunOptions &options, const Manifest &candidate,
+                   gpu::LoadedBundle &bundle, DataPath &data,
+                   const DeviceProfile &profile, Feedback &f);
+
+/// A run that faulted proves nothing about correctness or speed.
+void recordFault(const gpu::CudaError &e, Feedback &f);
+
+} // namespace runtime
+} // namespace tirx
+
+#endif // TIRX_LIB_RUNTIME_MEASURE_H
