@@ -311,8 +311,9 @@ Expected<Result> repeated(const RequestRecord &r,
   return refuse(std::move(refusal));
 }
 
-/// tirx-run beside this program, else on PATH.
-std::string findRunner() {
+} // namespace
+
+std::string mlir::tirx::findRunner() {
   std::string self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
   llvm::SmallString<256> beside(llvm::sys::path::parent_path(self));
   llvm::sys::path::append(beside, "tirx-run");
@@ -322,6 +323,8 @@ std::string findRunner() {
     return *onPath;
   return "";
 }
+
+namespace {
 
 std::string jsonText(json::Value value, bool pretty = false) {
   std::string text;
@@ -945,6 +948,9 @@ Expected<Session::Lowered> Session::lower(const std::string &version,
   out.referenceBundle = ws.path("bundles/" + reference->id + "-reference");
   llvm::sys::fs::create_directories(ws.path("bundles"));
   std::string chip = ws.target().empty() ? "sm_90" : ws.target();
+  if (reuse && llvm::sys::fs::exists(out.bundle + "/manifest.json") &&
+      llvm::sys::fs::exists(out.referenceBundle + "/manifest.json"))
+    return out; // both lowered before: no MLIR work at all
   Expected<std::string> lowered = runIsolated(
       [&](MLIRContext &ctx) -> Expected<std::string> {
         if (llvm::Error e =

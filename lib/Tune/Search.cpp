@@ -151,6 +151,34 @@ json::Object Measurement::toJSON() const {
   return o;
 }
 
+Measurement Measurement::ofFeedback(const json::Object &f) {
+  Measurement m;
+  m.correctness = f.getString("correctness").value_or("not_checked").str();
+  m.medianUs = f.getNumber("duration_us").value_or(0);
+  m.samples = f.getInteger("sample_count").value_or(0);
+  m.bottleneck = f.getString("bottleneck").value_or("").str();
+  llvm::StringRef launch = f.getString("launch_status").value_or("");
+  std::string error = f.getString("error").value_or("").str();
+  if (f.getString("compile_status") == "error") {
+    m.code = "compile_error";
+  } else if (launch == "timeout") {
+    m.code = "launch_timeout";
+  } else if (launch != "ok") {
+    m.code = launch == "no_device" ? "no_device" : "launch_error";
+  } else if (m.correctness == "fail") {
+    m.code = "correctness_fail";
+    error = f.getString("correctness_detail").value_or("").str();
+  } else if (f.getString("ghost_check") == "blind") {
+    m.code = "check_blind";
+  } else if (f.getBoolean("plausible") == false) {
+    m.code = "implausible";
+    error = f.getString("implausible_reason").value_or("").str();
+  }
+  if (!m.code.empty())
+    m.message = error;
+  return m;
+}
+
 Measurement Measurement::fromJSON(const json::Object &o) {
   Measurement m;
   m.correctness = o.getString("correctness").value_or("not_checked").str();

@@ -720,32 +720,24 @@ SessionMeasurer::measure(const MeasureRequest &request) {
   options.runner = runner;
   options.reuseBundles = true;
   llvm::Expected<Result> r = session.run(request.version, options);
-  Measurement m;
-  const json::Object *feedback = nullptr;
-  std::optional<Refusal> refusal;
   if (r) {
-    feedback = r->data.getObject("feedback");
-  } else {
-    refusal = toRefusal(r.takeError());
-    if (refusal->code == RefusalCode::no_device ||
-        refusal->code == RefusalCode::no_runner ||
-        refusal->kind() == RefusalKind::Damaged) {
-      if (refusal->kind() != RefusalKind::Damaged)
-        refusal->hint = "tirx tune --compile-only explores and lowers "
-                        "without a GPU (ranking nothing)";
-      refusal->details = json::Object{};
-      return refuse(std::move(*refusal));
-    }
-    feedback = refusal->details.getObject("feedback");
-    m.code = codeName(refusal->code);
-    m.message = refusal->message;
+    const json::Object *feedback = r->data.getObject("feedback");
+    return feedback ? Measurement::ofFeedback(*feedback) : Measurement();
   }
-  if (feedback) {
-    m.correctness = feedback->getString("correctness").value_or("not_checked").str();
-    m.medianUs = feedback->getNumber("duration_us").value_or(0);
-    m.samples = feedback->getInteger("sample_count").value_or(0);
-    m.bottleneck = feedback->getString("bottleneck").value_or("").str();
+  Refusal refusal = toRefusal(r.takeError());
+  if (refusal.code == RefusalCode::no_device ||
+      refusal.code == RefusalCode::no_runner ||
+      refusal.kind() == RefusalKind::Damaged) {
+    if (refusal.kind() != RefusalKind::Damaged)
+      refusal.hint = "tirx tune --compile-only explores and lowers "
+                     "without a GPU (ranking nothing)";
+    refusal.details = json::Object{};
+    return refuse(std::move(refusal));
   }
+  const json::Object *feedback = refusal.details.getObject("feedback");
+  Measurement m = feedback ? Measurement::ofFeedback(*feedback) : Measurement();
+  m.code = codeName(refusal.code); // the session's verdict
+  m.message = refusal.message;
   return m;
 }
 

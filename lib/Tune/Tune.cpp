@@ -78,13 +78,28 @@ llvm::Expected<Result> mlir::tirx::tuneWorkspace(Session &session,
   llvm::sys::fs::create_directories(dir);
   search.statePath = dir + "/" + id + ".jsonl";
 
+  if (options.measure != "worker" && options.measure != "run")
+    return refuse(RefusalCode::usage,
+                  "unknown measurement '" + options.measure + "'",
+                  "--measure is worker (a persistent tirx-run) or run (one "
+                  "tirx-run a measurement)");
   BuilderOptions building;
   building.jobs = jobs;
-  building.lower = search.compileOnly;
+  building.lower = true; // in parallel; measuring then only runs bundles
   WorkspaceBuilder builder(session.workspace().dir(), start->version,
                            Identity{"tirx-tune", "tune-" + id}, session.limits(),
                            building);
-  SessionMeasurer measurer(session, options.runner);
+  std::unique_ptr<Measurer> measurer;
+  WorkerMeasurer *worker = nullptr;
+  if (search.compileOnly) {
+    // nothing measured
+  } else if (options.measure == "run") {
+    measurer = std::make_unique<SessionMeasurer>(session, options.runner);
+  } else {
+    auto w = std::make_unique<WorkerMeasurer>(session, options.runner);
+    worker = w.get();
+    measurer = std::move(w);
+  }
   auto progress = [&](const TuneEvent &e) {
     if (options.jsonLines) {
       json::Object line = e.data;
@@ -96,7 +111,7 @@ llvm::Expected<Result> mlir::tirx::tuneWorkspace(Session &session,
       drawBar(*options.bar, e, search.budget);
   };
   llvm::Expected<json::Object> report =
-      tune(builder, search.compileOnly ? nullptr : &measurer, search, progress);
+      tune(builder, measurer.get(), search, progress);
   if (!report)
     return report.takeError();
   Result out;
@@ -105,6 +120,9 @@ llvm::Expected<Result> mlir::tirx::tuneWorkspace(Session &session,
   if (best)
     out.version = best->getString("version").value_or("").str();
   (*report)["state"] = search.statePath;
+  (*report)["measure"] = search.compileOnly ? "none" : options.measure;
+  if (worker)
+    (*report)["workers_started"] = worker->workersStarted();
   out.text = llvm::formatv("tune {0} from {1} ({2}): {3} candidates, {4} "
                            "failed builds, {5} duplicates in {6:f1} s\n",
                            id, start->version, search.policy,

@@ -64,7 +64,7 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   serve                          MCP (JSON-RPC 2.0) over stdio
   tune vN [--budget N] [--time S] [--policy evolutionary|mcts|random|greedy]
          [--seed N] [--db FILE] [--compile-only] [--jobs N] [--top-k K] [--batch N]
-         [--runner TIRX-RUN]
+         [--measure worker|run] [--runner TIRX-RUN]
                                  search schedules from vN (each candidate a version),
                                  build them in parallel, screen each with tirx-run,
                                  check and time the best k in full, rank the leaders
@@ -193,6 +193,7 @@ Expected<Result> tune(Session &s, const Invocation &inv) {
   search.compileOnly = inv.compileOnly;
   search.dbPath = inv.option("--db");
   options.runner = inv.option("--runner");
+  options.measure = inv.option("--measure", options.measure);
   for (auto [flag, field] :
        {std::pair{"--budget", &search.budget}, std::pair{"--top-k", &search.topK},
         std::pair{"--jobs", &options.jobs}, std::pair{"--batch", &search.batch}})
@@ -413,7 +414,7 @@ int TIRX_MAIN(int argc, char **argv) {
       "--timeout",   "--samples", "--seed",    "--inputs", "--what",
       "--device",    "--action",  "--policy",  "--recipe", "--child-seconds",
       "--child-memory-mb", "--max-steps", "--budget", "--time", "--db",
-      "--jobs", "--top-k", "--batch", "--runner"};
+      "--jobs", "--top-k", "--batch", "--runner", "--measure"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {

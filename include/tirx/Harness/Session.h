@@ -194,6 +194,9 @@ struct Outcome {
 };
 Outcome outcomeOf(llvm::Expected<Result> result);
 
+/// tirx-run beside this program, else on PATH; "" when neither.
+std::string findRunner();
+
 /// The exit status a front door gives a refusal: 1 refused, 2 usage, 3
 /// damaged, 4 resource limit.
 int exitStatusOf(const Refusal &refusal);

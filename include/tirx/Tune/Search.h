@@ -117,7 +117,8 @@ private:
 /// How a candidate is measured.
 struct MeasureRequest {
   std::string version;
-  std::optional<int64_t> inputs, samples; // unset: the runner's defaults
+  std::optional<int64_t> inputs, samples; // unset: the mode's defaults
+  std::string mode = "full";              // screen | full (docs/worker.md)
 };
 
 /// What a measurement gave.
@@ -132,6 +133,10 @@ struct Measurement {
   bool ok() const { return code.empty() && correctness == "pass" && medianUs > 0; }
   llvm::json::Object toJSON() const;
   static Measurement fromJSON(const llvm::json::Object &o);
+  /// What a runner's feedback (docs/feedback.md) says; `code` set when the
+  /// candidate failed (launch_timeout, launch_error, correctness_fail,
+  /// check_blind, implausible, compile_error).
+  static Measurement ofFeedback(const llvm::json::Object &feedback);
 };
 
 /// Times candidates, one at a time. A failure of the candidate (wrong
@@ -175,9 +180,9 @@ struct TuneOptions {
   unsigned topK = 4;          // fully checked and timed
   unsigned pairs = 6;         // paired A B runs to rank the leaders
   bool compileOnly = false;
-  MeasureRequest screening{"", 1, 10};
-  MeasureRequest full{"", std::nullopt, std::nullopt};
-  MeasureRequest paired{"", 1, 20};
+  MeasureRequest screening{"", 1, 10, "screen"};
+  MeasureRequest full{"", std::nullopt, std::nullopt, "full"};
+  MeasureRequest paired{"", 1, 20, "full"};
   std::string statePath;      // the tune's JSON lines (resumed)
   std::string dbPath;         // the tuning database, if any
   std::string target = "sm_90";

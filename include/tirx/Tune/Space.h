@@ -24,10 +24,15 @@
 #include "tirx/Tune/Search.h"
 
 #include <map>
+#include <memory>
 #include <sys/types.h>
 #include <set>
 #include <string>
 #include <vector>
+
+namespace tirx::runtime {
+class WorkerClient;
+} // namespace tirx::runtime
 
 namespace mlir::tirx {
 
@@ -116,6 +121,25 @@ public:
 private:
   Session &session;
   std::string runner;
+};
+
+/// Measures through a persistent `tirx-run --worker` (docs/worker.md): one
+/// CUDA context, the input sets made on the GPU once and kept, the
+/// reference's outputs computed once; a worker that faults or hangs is
+/// replaced and the candidate gets the outcome. Bundles come from
+/// Session::compile (the builder lowered them already).
+class WorkerMeasurer : public Measurer {
+public:
+  WorkerMeasurer(Session &session, std::string runner = "");
+  ~WorkerMeasurer() override;
+  llvm::Expected<Measurement> measure(const MeasureRequest &request) override;
+  Fingerprint fingerprint() override;
+  /// Workers started so far (1 + replacements).
+  int workersStarted() const;
+
+private:
+  Session &session;
+  std::unique_ptr<::tirx::runtime::WorkerClient> client;
 };
 
 /// The fingerprint of this machine as far as it can be read without a

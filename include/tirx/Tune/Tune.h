@@ -24,6 +24,9 @@ struct WorkspaceTuneOptions {
   TuneOptions search;
   unsigned jobs = 0;       // build processes; 0: every core
   std::string runner;      // tirx-run; default: beside tirx, or PATH
+  /// worker: a persistent tirx-run --worker (fast); run: one tirx-run
+  /// process per measurement (Session::run).
+  std::string measure = "worker";
   /// Where progress goes: JSON lines (one per event), a progress bar (a
   /// terminal), or nothing.
   llvm::raw_ostream *jsonLines = nullptr;
