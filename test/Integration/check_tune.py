@@ -45,5 +45,6 @@ else:
     limit = max(1, first["candidates"] // 10)
     at = next((c["index"] for c in result["all"]
                if c["median_us"] and c["median_us"] <= target * 1.05), None)
+    # +1: the automatic schedule is always candidate 1.
     assert at is not None and at <= limit + 1, (at, limit, target, result["all"])
     print("reached the first tune's best at candidate %d" % at)
