@@ -507,3 +507,31 @@ TEST(TuneSpace, TheNearestAlternative) {
   EXPECT_EQ(nearestAlternative(alts, wanted), 1);
   EXPECT_EQ(nearestAlternative(alts, json::Object{{"transform", "vectorize"}}), -1);
 }
+
+TEST(TuneMeasurement, WhatAFeedbackSays) {
+  auto of = [](const char *text) {
+    return Measurement::ofFeedback(*json::parse(text)->getAsObject());
+  };
+  Measurement ok = of(R"({"launch_status": "ok", "correctness": "pass",
+      "duration_us": 12.5, "sample_count": 10, "bottleneck": "memory_bound",
+      "ghost_check": "caught", "plausible": true})");
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.medianUs, 12.5);
+  EXPECT_EQ(ok.samples, 10);
+  EXPECT_EQ(ok.bottleneck, "memory_bound");
+  EXPECT_EQ(of(R"({"launch_status": "timeout", "error": "killed"})").code,
+            "launch_timeout");
+  EXPECT_EQ(of(R"({"launch_status": "error", "error": "illegal address"})").code,
+            "launch_error");
+  Measurement wrong = of(R"({"launch_status": "ok", "correctness": "fail",
+      "correctness_detail": "y[0]: 1 != 2", "duration_us": 3})");
+  EXPECT_EQ(wrong.code, "correctness_fail");
+  EXPECT_EQ(wrong.message, "y[0]: 1 != 2");
+  EXPECT_FALSE(wrong.ok());
+  EXPECT_EQ(of(R"({"launch_status": "ok", "correctness": "pass",
+      "ghost_check": "blind", "duration_us": 3})").code, "check_blind");
+  EXPECT_EQ(of(R"({"launch_status": "ok", "correctness": "pass",
+      "plausible": false, "implausible_reason": "faster than DRAM",
+      "duration_us": 0.1})").code, "implausible");
+  EXPECT_EQ(of(R"({"compile_status": "error"})").code, "compile_error");
+}
