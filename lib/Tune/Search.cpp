@@ -19,6 +19,7 @@
 #include "tirx/Support/JSON.h"
 #include "tirx/Support/Refusal.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -834,7 +835,8 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   };
   say("phase", json::Object{{"phase", "paired"}});
   std::string summary = "best " + best->built.version + ": " +
-                        std::to_string(best->full->medianUs) + " us";
+                        llvm::formatv("{0:f2}", best->full->medianUs).str() +
+                        " us";
   if (baseline && baseline != best && baseline->full && baseline->full->ok()) {
     llvm::Expected<json::Object> vs = compare(best, const_cast<Candidate *>(baseline));
     if (!vs)
@@ -846,9 +848,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
         *report.getObject("speedup_vs_baseline")->getObject("paired");
     summary += "; vs the automatic schedule " + baseline->built.version +
                ": " + paired.getString("verdict").value_or("").str() +
-               " (ratio " + std::to_string(*paired.getNumber("ratio")) +
-               ", 95% interval [" + std::to_string(*paired.getNumber("low")) +
-               ", " + std::to_string(*paired.getNumber("high")) + "])";
+               llvm::formatv(" (ratio {0:f3}, 95% interval [{1:f3}, {2:f3}])",
+                             *paired.getNumber("ratio"), *paired.getNumber("low"),
+                             *paired.getNumber("high"))
+                   .str();
   } else if (baseline == best) {
     summary += "; the automatic schedule is the best found";
   }
