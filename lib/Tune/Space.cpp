@@ -315,6 +315,36 @@ std::optional<Choice> mlir::tirx::nextChoice(
   if (steps.empty())
     return std::nullopt;
   const Step &step = steps.front();
+  // A decision `tirx auto` does not make: a block whose accesses are not
+  // contiguous (a transpose) stages its input in shared memory first
+  // (padding against bank conflicts). "Skip" first: genome 0 stays auto.
+  if (!step.candidates.empty() &&
+      step.candidates.front().getString("transform") == "tile_to_threads") {
+    const OpFacts *op = targetOf(facts, step.candidates.front());
+    if (op && !op->contiguous && !op->promoted && !isMatmul(*op)) {
+      std::string key = "promote_to_shared:" + op->name + "#" +
+                        std::to_string(op->index);
+      if (std::find(skipped.begin(), skipped.end(), key) == skipped.end()) {
+        Choice c;
+        c.why = op->name + "#" + std::to_string(op->index) +
+                ": a strided input staged in shared memory";
+        c.optional = true;
+        c.key = key;
+        c.alternatives.push_back(json::Object{}); // skip
+        json::Object target = *step.candidates.front().getObject("target");
+        for (int64_t padding : {0, 1, 4}) {
+          json::Object a{{"transform", "promote_to_shared"},
+                         {"params", json::Object{{"operands", json::Array{0}},
+                                                 {"padding", padding}}},
+                         {"target", json::Object(target)}};
+          if (schemaDeclares(a))
+            c.alternatives.push_back(std::move(a));
+        }
+        if (c.alternatives.size() > 1)
+          return c;
+      }
+    }
+  }
   Choice c;
   c.why = step.why;
   c.optional = step.optional;

@@ -487,6 +487,35 @@ TEST(TuneSpace, TheFirstAlternativesAreTheAutomaticSchedules) {
   EXPECT_EQ(c->alternatives.front().getString("transform"), "vectorize");
 }
 
+TEST(TuneSpace, AStridedBlockMayStageItsInputInSharedMemory) {
+  // A transpose in a block: before its threads, an optional decision auto
+  // does not make (skip first, so genome 0 stays the automatic schedule).
+  PayloadFacts facts;
+  OpFacts op;
+  op.name = "linalg.transpose";
+  op.extents = {32, 32};
+  op.reduction = {false, false};
+  op.elementType = "f32";
+  op.stage = Stage::Block;
+  op.contiguous = false;
+  facts.ops.push_back(op);
+  std::optional<Choice> c = nextChoice(facts, {});
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->optional);
+  ASSERT_EQ(c->alternatives.size(), 4u);
+  EXPECT_TRUE(c->alternatives.front().empty());
+  EXPECT_EQ(c->alternatives[1].getString("transform"), "promote_to_shared");
+  // Skipped: the threads come next, as auto has them.
+  c = nextChoice(facts, {c->key});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->alternatives.front().getString("transform"), "tile_to_threads");
+  // Promoted already: no such decision.
+  facts.ops[0].promoted = true;
+  c = nextChoice(facts, {});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->alternatives.front().getString("transform"), "tile_to_threads");
+}
+
 TEST(TuneSpace, TheSchemaBoundsTheParameters) {
   EXPECT_TRUE(schemaDeclares(json::Object{
       {"transform", "reduce_in_block"}, {"params", json::Object{{"threads", 256}}}}));
