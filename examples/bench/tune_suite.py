@@ -5,6 +5,10 @@ docs/benchmarks.md ("tirx tune"):
   python3 examples/bench/tune_suite.py TIRX [OUT_DIR] [--time S] [--policy P]
                                        [--only a,b] [--db FILE] [--jobs N]
 
+Rerunning into the same OUT_DIR resumes each tune and keeps the rows of
+payloads not run this time, so the table can be built over several
+commands (`--only`).
+
 TIRX is a tirx binary (e.g. the self-contained one of `make pack`: tirx-run
 must be beside it or on PATH). For each payload: a workspace OUT_DIR/ws-NAME
 (kept: rerunning resumes each tune), `tirx tune v1 --time S --json` (the
@@ -80,6 +84,13 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     names = [n for n in PAYLOADS if not args.only or n in args.only.split(",")]
+    # Rows of earlier invocations into the same OUT_DIR are kept (a GPU
+    # host's commands may be limited in time: run a few payloads each).
+    table_file = os.path.join(args.out, "tune-suite.json")
+    try:
+        kept = [r for r in json.load(open(table_file)) if r["payload"] not in names]
+    except (OSError, ValueError):
+        kept = []
     rows = []
     for name in names:
         print("tune: %s (%d s)" % (name, args.time), file=sys.stderr)
@@ -98,7 +109,9 @@ def main():
             row["eager_us"] = peers["eager"] * 1e3 if peers.get("eager") else None
             row["compile_us"] = peers["compile"] * 1e3 if peers.get("compile") else None
         rows.append(row)
-        json.dump(rows, open(os.path.join(args.out, "tune-suite.json"), "w"), indent=1)
+        json.dump(kept + rows, open(table_file, "w"), indent=1)
+    rows = sorted(kept + rows, key=lambda r: PAYLOADS.index(r["payload"])
+                  if r["payload"] in PAYLOADS else len(PAYLOADS))
 
     def ratio(a, b):
         return "%.3f" % (a / b) if a and b else "-"
@@ -122,6 +135,9 @@ def main():
             interval, ratio(row["best_us"], row.get("eager_us")),
             ratio(row["best_us"], row.get("compile_us"))))
     table.append("")
+    for row in rows:
+        if not row.get("ok"):
+            table.append("- %s: no result (%s)" % (row["payload"], row.get("error") or "see its .jsonl"))
     table.append("The search beats the greedy (automatic) schedule, with 95%% confidence "
                  "(paired interleaved runs), on %d of %d payloads; %s s a payload, policy %s."
                  % (beats, len(rows), args.time, args.policy))
