@@ -312,8 +312,9 @@ Expected<Result> repeated(const RequestRecord &r,
   return refuse(std::move(refusal));
 }
 
-/// tirx-run beside this program, else on PATH.
-std::string findRunner() {
+} // namespace
+
+std::string mlir::tirx::findRunner() {
   std::string self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
   llvm::SmallString<256> beside(llvm::sys::path::parent_path(self));
   llvm::sys::path::append(beside, "tirx-run");
@@ -323,6 +324,8 @@ std::string findRunner() {
     return *onPath;
   return "";
 }
+
+namespace {
 
 std::string jsonText(json::Value value, bool pretty = false) {
   std::string text;
@@ -878,65 +881,146 @@ Expected<Result> Session::view(const std::string &version,
       });
 }
 
+namespace {
+/// Lowers `text` into `dir` through a private directory renamed into place,
+/// so that a bundle directory, once there, is whole: one killed halfway
+/// leaves only its private directory behind. With `reuse`, a bundle already
+/// there is kept.
+llvm::Error exportBundleWhole(MLIRContext &ctx, const std::string &text,
+                              const std::string &name, const std::string &dir,
+                              const std::string &chip, bool reuse) {
+  if (reuse && llvm::sys::fs::exists(dir + "/manifest.json"))
+    return llvm::Error::success();
+  std::string partial = dir + ".partial-" + std::to_string(::getpid());
+  llvm::sys::fs::remove_directories(partial);
+  if (llvm::Error e = exportBundle(ctx, text, name, partial, chip)) {
+    llvm::sys::fs::remove_directories(partial);
+    return e;
+  }
+  if (std::rename(partial.c_str(), dir.c_str()) != 0) {
+    // Another process put it there first (reuse: its bundle is as good),
+    // or an older bundle is replaced.
+    if (!(reuse && llvm::sys::fs::exists(dir + "/manifest.json")))
+      llvm::sys::fs::remove_directories(dir);
+    if (llvm::sys::fs::exists(dir) ||
+        std::rename(partial.c_str(), dir.c_str()) != 0) {
+      llvm::sys::fs::remove_directories(partial);
+      if (!llvm::sys::fs::exists(dir + "/manifest.json"))
+        return refuse(RefusalCode::io_error, "cannot put the bundle in " + dir);
+    }
+  }
+  return llvm::Error::success();
+}
+} // namespace
+
+Expected<Session::Lowered> Session::lower(const std::string &version,
+                                          const std::string &referenceId,
+                                          bool reuse) {
+  auto entries = readEntries(ws);
+  if (!entries)
+    return entries.takeError();
+  Expected<VersionEntry> v = findEntry(*entries, version);
+  if (!v)
+    return v.takeError();
+  // The reference: the root of the version's chain (its seed), unless
+  // named.
+  std::string refId = referenceId;
+  if (refId.empty()) {
+    VersionEntry at = *v;
+    while (!at.parent.empty()) {
+      Expected<VersionEntry> up = findEntry(*entries, at.parent);
+      if (!up)
+        return up.takeError();
+      at = *up;
+    }
+    refId = at.id;
+  }
+  Expected<VersionEntry> reference = findEntry(*entries, refId);
+  if (!reference)
+    return reference.takeError();
+  std::string text, refText, error;
+  if (!ws.readObject(v->digest, text, error) ||
+      !ws.readObject(reference->digest, refText, error))
+    return damaged(error);
+  Lowered out;
+  out.version = v->id;
+  out.reference = reference->id;
+  out.bundle = ws.path("bundles/" + v->id);
+  out.referenceBundle = ws.path("bundles/" + reference->id + "-reference");
+  llvm::sys::fs::create_directories(ws.path("bundles"));
+  std::string chip = ws.target().empty() ? "sm_90" : ws.target();
+  if (reuse && llvm::sys::fs::exists(out.bundle + "/manifest.json") &&
+      llvm::sys::fs::exists(out.referenceBundle + "/manifest.json"))
+    return out; // both lowered before: no MLIR work at all
+  Expected<std::string> lowered = runIsolated(
+      [&](MLIRContext &ctx) -> Expected<std::string> {
+        if (llvm::Error e =
+                exportBundleWhole(ctx, text, v->id, out.bundle, chip, reuse))
+          return std::move(e);
+        if (llvm::Error e = exportBundleWhole(ctx, refText, reference->id,
+                                              out.referenceBundle, chip, reuse))
+          return std::move(e);
+        return std::string();
+      },
+      childLimits);
+  if (!lowered) {
+    Refusal refusal = toRefusal(lowered.takeError());
+    refusal.details["lowering"] = v->id; // the lowering failed, not a lookup
+    return refuse(std::move(refusal));
+  }
+  return out;
+}
+
+Expected<Result> Session::compile(const std::string &version,
+                                  const std::string &reference) {
+  json::Object args{{"version", version}};
+  if (!reference.empty())
+    args["reference"] = reference;
+  return audited("compile", std::move(args), [&]() -> Expected<Result> {
+    Expected<Lowered> l = lower(version, reference, /*reuse=*/true);
+    if (!l)
+      return l.takeError();
+    Result out;
+    out.version = l->version;
+    out.text = l->version + ": lowered into " + l->bundle + " (reference " +
+               l->reference + ": " + l->referenceBundle + ")\n";
+    out.data = json::Object{{"bundle", l->bundle},
+                            {"reference", l->reference},
+                            {"reference_bundle", l->referenceBundle}};
+    return out;
+  });
+}
+
 Expected<Result> Session::run(const std::string &version,
                               const RunOptions &options) {
   json::Object args{{"version", version}};
   if (!options.reference.empty())
     args["reference"] = options.reference;
   return audited("run", std::move(args), [&]() -> Expected<Result> {
-    auto entries = readEntries(ws);
-    if (!entries)
-      return entries.takeError();
-    Expected<VersionEntry> v = findEntry(*entries, version);
-    if (!v)
-      return v.takeError();
-    // The reference: the root of the version's chain (its seed), unless
-    // named.
-    std::string refId = options.reference;
-    if (refId.empty()) {
-      VersionEntry at = *v;
-      while (!at.parent.empty()) {
-        Expected<VersionEntry> up = findEntry(*entries, at.parent);
-        if (!up)
-          return up.takeError();
-        at = *up;
-      }
-      refId = at.id;
-    }
-    Expected<VersionEntry> reference = findEntry(*entries, refId);
-    if (!reference)
-      return reference.takeError();
-    std::string text, refText, error;
-    if (!ws.readObject(v->digest, text, error) ||
-        !ws.readObject(reference->digest, refText, error))
-      return damaged(error);
-    std::string bundle = ws.path("bundles/" + v->id);
-    std::string refBundle = ws.path("bundles/" + reference->id + "-reference");
-    std::string feedbackFile = ws.path("feedback/" + v->id + ".json");
+    Expected<Lowered> lowered =
+        lower(version, options.reference, options.reuseBundles);
+    std::string error;
     llvm::sys::fs::create_directories(ws.path("feedback"));
-    std::string chip = ws.target().empty() ? "sm_90" : ws.target();
-
-    Expected<std::string> lowered = runIsolated(
-        [&](MLIRContext &ctx) -> Expected<std::string> {
-          if (llvm::Error e = exportBundle(ctx, text, v->id, bundle, chip))
-            return std::move(e);
-          if (llvm::Error e =
-                  exportBundle(ctx, refText, reference->id, refBundle, chip))
-            return std::move(e);
-          return std::string();
-        },
-        childLimits);
     if (!lowered) {
-      // A version that does not compile is feedback too.
       Refusal refusal = toRefusal(lowered.takeError());
+      std::optional<llvm::StringRef> id = refusal.details.getString("lowering");
+      if (!id)
+        return refuse(std::move(refusal));
+      // A version that does not compile is feedback too.
+      std::string feedbackFile = ws.path("feedback/" + id->str() + ".json");
       rt::Feedback f;
-      f.irVersion = v->id;
+      f.irVersion = id->str();
+      refusal.details.erase("lowering");
       f.compileStatus = "error";
       f.error = refusal.message;
       rt::writeFileAtomically(feedbackFile, rt::serializeFeedback(f), error);
       refusal.details["feedback"] = feedbackFile;
       return refuse(std::move(refusal));
     }
+    const std::string &id = lowered->version;
+    const std::string &bundle = lowered->bundle;
+    const std::string &refBundle = lowered->referenceBundle;
+    std::string feedbackFile = ws.path("feedback/" + id + ".json");
 
     std::string runner = options.runner.empty() ? findRunner() : options.runner;
     if (runner.empty())
@@ -944,7 +1028,7 @@ Expected<Result> Session::run(const std::string &version,
                     "tirx-run was found neither beside tirx nor on PATH");
     std::vector<std::string> argv = {runner, bundle, "--reference", refBundle,
                                      "-o", feedbackFile, "--ir-version",
-                                     v->id};
+                                     id};
     auto flag = [&](const char *name, const std::optional<int64_t> &value) {
       if (value) {
         argv.push_back(name);
@@ -969,15 +1053,15 @@ Expected<Result> Session::run(const std::string &version,
     rt::Feedback f;
     rt::parseFeedback(feedbackText, f, error);
     Result out;
-    out.version = v->id;
+    out.version = id;
     auto parsed = parseJSON(feedbackText);
     if (parsed && parsed->getAsObject())
       out.data = json::Object{{"feedback", std::move(*parsed->getAsObject())}};
     else if (!parsed)
       llvm::consumeError(parsed.takeError());
     out.text =
-        v->id + ": compile " + f.compileStatus + ", launch " + f.launchStatus +
-        ", correctness " + f.correctness + " (reference: " + reference->id +
+        id + ": compile " + f.compileStatus + ", launch " + f.launchStatus +
+        ", correctness " + f.correctness + " (reference: " + lowered->reference +
         ")" +
         (f.duration ? ", median " + std::to_string(f.duration->median) +
                           " us over " + std::to_string(f.duration->count) +

@@ -6,6 +6,8 @@
 
 #include "tirx/Support/JSON.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -89,4 +91,11 @@ mlir::tirx::parseJSON(llvm::StringRef text, const JSONLimits &limits) {
   if (!problem.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), problem);
   return llvm::json::parse(text);
+}
+
+std::string mlir::tirx::compactJSON(const llvm::json::Value &v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << v;
+  return s;
 }

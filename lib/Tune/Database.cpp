@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Tune/Database.h"
+#include "Lines.h"
 
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
 #include "tirx/Support/JSON.h"
@@ -37,12 +38,6 @@ namespace json = llvm::json;
 //===----------------------------------------------------------------------===//
 
 namespace {
-std::string text(const json::Value &v) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << v;
-  return s;
-}
 
 json::Array stringArray(const std::vector<std::string> &items) {
   json::Array out;
@@ -110,14 +105,14 @@ std::optional<Workload> Workload::fromJSON(const json::Value &v) {
   return w;
 }
 
-std::string Workload::signature() const { return digestOf(text(toJSON())); }
+std::string Workload::signature() const { return digestOf(compactJSON(toJSON())); }
 
 std::string Workload::family() const {
   json::Object shapeless{{"ops", stringArray(ops)},
                          {"element_types", stringArray(elementTypes)},
                          {"iterators", stringArray(iterators)},
                          {"target", target}};
-  return digestOf(text(json::Value(std::move(shapeless))));
+  return digestOf(compactJSON(json::Value(std::move(shapeless))));
 }
 
 Workload mlir::tirx::workloadOf(ModuleOp module, llvm::StringRef target) {
@@ -233,64 +228,72 @@ std::optional<TuningRecord> TuningRecord::fromJSON(const json::Value &v) {
 // The file
 //===----------------------------------------------------------------------===//
 
-llvm::Error TuningDatabase::append(const TuningRecord &record) const {
-  std::string line = text(json::Value(record.toJSON())) + "\n";
-  int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-                                    O_NOFOLLOW,
-                  0644);
-  if (fd < 0)
-    return refuse(RefusalCode::io_error,
-                  file + ": cannot open: " + std::strerror(errno));
-  // One writer at a time, each line written whole.
-  if (flock(fd, LOCK_EX) != 0) {
-    ::close(fd);
-    return refuse(RefusalCode::io_error, file + ": cannot lock");
-  }
+bool mlir::tirx::writeAll(int fd, llvm::StringRef bytes) {
   size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
-      break;
+      return false;
     done += size_t(n);
   }
-  bool ok = done == line.size() && ::fsync(fd) == 0;
+  return true;
+}
+
+llvm::Error mlir::tirx::appendLine(const std::string &path,
+                                   llvm::StringRef line) {
+  int fd = ::open(path.c_str(),
+                  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    return refuse(RefusalCode::io_error,
+                  path + ": cannot open: " + std::strerror(errno));
+  // One writer at a time, each line written whole.
+  if (flock(fd, LOCK_EX) != 0) {
+    ::close(fd);
+    return refuse(RefusalCode::io_error, path + ": cannot lock");
+  }
+  bool ok = writeAll(fd, (line + "\n").str()) && ::fsync(fd) == 0;
   ::close(fd);
   if (!ok)
-    return refuse(RefusalCode::io_error, file + ": write failed");
+    return refuse(RefusalCode::io_error, path + ": write failed");
   return llvm::Error::success();
+}
+
+llvm::Error TuningDatabase::append(const TuningRecord &record) const {
+  return appendLine(file, compactJSON(json::Value(record.toJSON())));
+}
+
+void mlir::tirx::readLines(
+    const std::string &path,
+    llvm::function_ref<void(int, llvm::Expected<json::Value>)> each) {
+  std::ifstream in(path);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!llvm::StringRef(line).trim().empty())
+      each(number, parseJSON(line));
+  }
 }
 
 std::vector<TuningRecord>
 TuningDatabase::read(std::vector<std::string> *skipped) const {
   std::vector<TuningRecord> records;
-  std::ifstream in(file);
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (llvm::StringRef(line).trim().empty())
-      continue;
-    llvm::Expected<json::Value> parsed = parseJSON(line);
+  readLines(file, [&](int number, llvm::Expected<json::Value> parsed) {
+    std::string at = "line " + std::to_string(number) + ": ";
     if (!parsed) {
+      std::string why = llvm::toString(parsed.takeError());
       if (skipped)
-        skipped->push_back("line " + std::to_string(number) + ": " +
-                           llvm::toString(parsed.takeError()));
-      else
-        llvm::consumeError(parsed.takeError());
-      continue;
+        skipped->push_back(at + why);
+      return;
     }
-    std::optional<TuningRecord> r = TuningRecord::fromJSON(*parsed);
-    if (!r) {
-      if (skipped)
-        skipped->push_back("line " + std::to_string(number) +
-                           ": not a tuning record of schema " +
-                           std::to_string(TuningRecord::kSchema));
-      continue;
-    }
-    records.push_back(std::move(*r));
-  }
+    if (std::optional<TuningRecord> r = TuningRecord::fromJSON(*parsed))
+      records.push_back(std::move(*r));
+    else if (skipped)
+      skipped->push_back(at + "not a tuning record of schema " +
+                         std::to_string(TuningRecord::kSchema));
+  });
   return records;
 }
 
@@ -313,7 +316,7 @@ std::vector<TuningRecord> TuningDatabase::best(const Workload &workload,
     std::vector<TuningRecord> distinct;
     std::set<std::string> seen;
     for (TuningRecord &r : chosen)
-      if (seen.insert(text(json::Value(json::Array(r.schedule)))).second &&
+      if (seen.insert(compactJSON(json::Value(json::Array(r.schedule)))).second &&
           distinct.size() < limit)
         distinct.push_back(std::move(r));
     return distinct;

@@ -25,6 +25,15 @@ tirx_run = lit_config.params.get(
 lit_config.parallelism_groups["cuda-device"] = 1
 config.parallelism_group = "cuda-device"
 
+# `tirx` itself (tirx tune): a tirx that runs without LLVM installed (the
+# self-contained one of `make pack`), passed as --param tirx=PATH; tests
+# that need it are UNSUPPORTED without one.
+tirx_cli = lit_config.params.get(
+    "tirx", os.path.join(config.tirx_obj_root, "bin", "tirx"))
+if os.access(tirx_cli, os.X_OK):
+    config.available_features.add("tirx-cli")
+config.substitutions.append(("%tirx_cli", tirx_cli))
+config.substitutions.append(("%tirx_src", config.tirx_src_root))
 config.substitutions.append(("%tirx_run", tirx_run))
 config.substitutions.append(("%bundles", bundles))
 config.substitutions.append(("%python", sys.executable))

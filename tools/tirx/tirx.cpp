@@ -14,6 +14,7 @@
 #include "tirx/Harness/Profile.h"
 #include "tirx/Harness/Report.h"
 #include "tirx/Harness/Session.h"
+#include "tirx/Tune/Tune.h"
 #include "tirx/Version.h"
 #include "tirx/Runtime/Files.h"
 #include "tirx/Support/JSON.h"
@@ -71,6 +72,13 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  times and speed-ups, roofline, kernel shares,
                                  refusals, the best schedule (docs/report.md)
   serve                          MCP (JSON-RPC 2.0) over stdio
+  tune vN [--budget N] [--time S] [--policy evolutionary|mcts|random|greedy]
+         [--seed N] [--db FILE] [--compile-only] [--jobs N] [--top-k K] [--batch N]
+         [--measure worker|run] [--runner TIRX-RUN]
+                                 search schedules from vN (each candidate a version),
+                                 build them in parallel, screen each with tirx-run,
+                                 check and time the best k in full, rank the leaders
+                                 by paired runs; a rerun resumes (docs/tune.md)
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
                                  lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
@@ -93,6 +101,7 @@ struct Invocation {
   std::map<std::string, std::string> options; // "--script" -> value
   std::vector<std::string> peers;             // --peer, repeatable
   bool json = false;
+  bool compileOnly = false;
   std::string workspace;
   Identity who;
 
@@ -201,6 +210,45 @@ Expected<Result> apply(Session &s, const Invocation &inv) {
   return s.applyScript(version, *script, inv.option("--script"), options);
 }
 
+Expected<Result> tune(Session &s, const Invocation &inv) {
+  if (inv.positional.size() != 1)
+    return usage("tune takes one version id (or init a payload first)");
+  WorkspaceTuneOptions options;
+  TuneOptions &search = options.search;
+  search.policy = inv.option("--policy", search.policy);
+  search.compileOnly = inv.compileOnly;
+  search.dbPath = inv.option("--db");
+  options.runner = inv.option("--runner");
+  options.measure = inv.option("--measure", options.measure);
+  for (auto [flag, field] :
+       {std::pair{"--budget", &search.budget}, std::pair{"--top-k", &search.topK},
+        std::pair{"--jobs", &options.jobs}, std::pair{"--batch", &search.batch}})
+    if (inv.has(flag)) {
+      Expected<int64_t> n = intOption(inv, flag);
+      if (!n)
+        return n.takeError();
+      *field = unsigned(*n);
+    }
+  for (auto [flag, field] : {std::pair{"--seed", &search.seed}})
+    if (inv.has(flag)) {
+      Expected<int64_t> n = intOption(inv, flag);
+      if (!n)
+        return n.takeError();
+      *field = uint64_t(*n);
+    }
+  if (inv.has("--time")) {
+    Expected<int64_t> n = intOption(inv, "--time");
+    if (!n)
+      return n.takeError();
+    search.seconds = double(*n);
+  }
+  if (inv.json)
+    options.jsonLines = &llvm::outs();
+  else if (llvm::errs().is_displayed())
+    options.bar = &llvm::errs();
+  return tuneWorkspace(s, inv.positional[0], options);
+}
+
 Expected<Result> runOn(Session &s, const Invocation &inv) {
   const std::string &c = inv.command;
   const auto &p = inv.positional;
@@ -232,6 +280,8 @@ Expected<Result> runOn(Session &s, const Invocation &inv) {
       }
     });
   }
+  if (c == "tune")
+    return tune(s, inv);
   if (c == "log")
     return s.log();
   if (c == "show")
@@ -314,7 +364,7 @@ Expected<Result> dispatch(const Invocation &inv) {
     if (!text)
       return text.takeError();
     ProfileOptions options;
-    options.compileOnly = inv.has("--compile-only");
+    options.compileOnly = inv.compileOnly;
     if (llvm::Error e = runFlags(inv, options.run))
       return std::move(e);
     bool json = inv.json;
@@ -362,7 +412,10 @@ Expected<Result> dispatch(const Invocation &inv) {
 /// Prints a result or a refusal; returns the exit status.
 int print(const Invocation &inv, Expected<Result> result) {
   Outcome out = outcomeOf(std::move(result));
-  if (inv.json && !(out.ok && inv.command == "schema"))
+  if (inv.json && inv.command == "tune") { // the last of its JSON lines
+    out.json["event"] = "result";
+    llvm::outs() << json::Value(std::move(out.json)) << "\n";
+  } else if (inv.json && !(out.ok && inv.command == "schema"))
     llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(out.json)))
                  << "\n";
   else
@@ -406,7 +459,9 @@ int TIRX_MAIN(int argc, char **argv) {
       "--script",    "--session", "--mlir",    "--actor",  "--reference",
       "--timeout",   "--samples", "--seed",    "--inputs", "--what",
       "--device",    "--action",  "--policy",  "--recipe", "--child-seconds",
-      "--child-memory-mb", "--max-steps", "--peer", "-o"};
+      "--child-memory-mb", "--max-steps", "--peer", "-o", "--budget",
+      "--time", "--db", "--jobs", "--top-k", "--batch", "--runner",
+      "--measure"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -420,7 +475,7 @@ int TIRX_MAIN(int argc, char **argv) {
     if (a == "--json") {
       inv.json = true;
     } else if (a == "--compile-only") {
-      inv.options[a] = "";
+      inv.compileOnly = true;
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";

@@ -69,6 +69,9 @@ struct RunOptions {
   std::string reference; // default: the seed of the version's chain
   std::optional<int64_t> timeout, samples, seed, inputs;
   std::string runner;    // tirx-run; default: beside this program, or PATH
+  /// Keep bundles already lowered (by compile: a bundle directory is put in
+  /// place whole) instead of lowering again.
+  bool reuseBundles = false;
 };
 
 class Session;
@@ -125,6 +128,10 @@ public:
   /// tirx-run, keeps the feedback.
   llvm::Expected<Result> run(const std::string &version,
                              const RunOptions &options = {});
+  /// Lowers and bundles `version` and its reference (default: the seed of
+  /// its chain) without running them; a bundle already there is kept.
+  llvm::Expected<Result> compile(const std::string &version,
+                                 const std::string &reference = "");
   /// session.json (task, versions, steps with feedback deltas): its text.
   llvm::Expected<Result> exportSession();
   /// The whole history as a tirx.session module: its text.
@@ -159,6 +166,13 @@ private:
                                      const ApplyOptions &options,
                                      const ActionScript *action);
 
+  /// Where lower() put a version's bundle and its reference's.
+  struct Lowered {
+    std::string version, reference, bundle, referenceBundle;
+  };
+  llvm::Expected<Lowered> lower(const std::string &version,
+                                const std::string &reference, bool reuse);
+
   Workspace ws;
   Identity who;
   ChildLimits childLimits;
@@ -181,6 +195,9 @@ struct Outcome {
   int exitStatus = 0;
 };
 Outcome outcomeOf(llvm::Expected<Result> result);
+
+/// tirx-run beside this program, else on PATH; "" when neither.
+std::string findRunner();
 
 /// The exit status a front door gives a refusal: 1 refused, 2 usage, 3
 /// damaged, 4 resource limit.

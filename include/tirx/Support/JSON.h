@@ -46,6 +46,9 @@ llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef text,
 std::string checkJSONLimits(llvm::StringRef text,
                             const JSONLimits &limits = {});
 
+/// `v` as compact JSON text (object keys sorted, as llvm::json prints).
+std::string compactJSON(const llvm::json::Value &v);
+
 } // namespace tirx
 } // namespace mlir
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""A stand-in for tirx-run where no GPU is, one-shot (BUNDLE --reference
+REF -o FEEDBACK --ir-version V [--samples N] [--inputs N] ...) or as a
+worker (--worker: the protocol of docs/worker.md on stdin/stdout). Each
+feedback has a synthetic but deterministic time
+computed from the bundle's manifest (wider accesses, 512 threads a block and
+enough blocks are faster; a little noise from the call count), correctness
+"pass". It lets the measuring path of `tirx tune` (screening, full check,
+paired runs, database) be tested without a device. Calls are counted in
+FAKE_RUNNER_LOG when set."""
+import json
+import math
+import os
+import sys
+
+
+def feedback_of(bundle, samples, inputs, ir_version):
+    manifest = json.load(open(os.path.join(bundle, "manifest.json")))
+    time_us = 0.0
+    for k in manifest["kernels"]:
+        widths = [a.get("bytes", 4) for a in k.get("accesses", [])] or [4]
+        width = min(widths)
+        threads = k["block"][0] * k["block"][1] * k["block"][2]
+        blocks = k["grid"][0] * k["grid"][1] * k["grid"][2]
+        t = 100.0 * (1.0 + 0.5 * (16 - width) / 16)
+        t *= 1.0 + 0.15 * abs(math.log2(threads / 512.0))
+        t *= 1.0 + (0.5 if blocks < 264 else 0.0)
+        time_us += t
+    log = os.environ.get("FAKE_RUNNER_LOG")
+    calls = 0
+    if log:
+        with open(log, "a") as f:
+            f.write(bundle + "\n")
+        calls = sum(1 for _ in open(log))
+    time_us *= 1.0 + 0.001 * ((calls * 7919) % 13)
+    return {
+        "schema_version": 2, "ir_version": ir_version, "payload": "",
+        "compile_status": "ok", "launch_status": "ok", "duration_us": time_us,
+        "duration_min_us": time_us, "duration_max_us": time_us,
+        "duration_mean_us": time_us, "duration_trimmed_mean_us": time_us,
+        "sample_count": samples, "bytes_moved": 0, "flops": 0,
+        "correctness": "pass", "correctness_inputs": inputs,
+        "correctness_detail": "", "buffers": [], "bottleneck": "memory_bound",
+        "ghost_check": "caught", "plausible": True,
+    }
+
+
+args = sys.argv[1:]
+if "--worker" in args:
+    # One JSON request a line, one answer a line; the greeting first.
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("op") == "ping":
+            answer = {"protocol": 1, "id": req.get("id"), "status": "ok", "seed": 1,
+                      "pid": os.getpid(), "device": {"name": "fake", "uuid": "GPU-fake",
+                                                     "sm_count": 132, "clock_ghz": 1.98}}
+        elif req.get("op") == "quit":
+            break
+        else:
+            screen = req.get("mode") == "screen"
+            fb = feedback_of(req["bundle"], req.get("samples") or (10 if screen else 100),
+                             req.get("inputs") or (1 if screen else 3),
+                             req.get("ir_version", ""))
+            answer = {"protocol": 1, "id": req.get("id"), "status": "ok", "feedback": fb,
+                      "cache": {"inputs": "kept"}, "seconds": 0.001}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    sys.exit(0)
+bundle = args[0]
+opts = {args[i]: args[i + 1] for i in range(1, len(args) - 1)
+        if args[i].startswith("--") or args[i] == "-o"}
+feedback = feedback_of(bundle, int(opts.get("--samples", "100")),
+                       int(opts.get("--inputs", "3")), opts.get("--ir-version", ""))
+with open(opts["-o"], "w") as f:
+    json.dump(feedback, f)
+sys.exit(0)
