@@ -435,6 +435,13 @@ Session::audited(llvm::StringRef command, json::Object args,
                  llvm::function_ref<Expected<Result>()> body) {
   auto started = std::chrono::steady_clock::now();
   ++requests;
+  // A request whose audit line could not be appended is not made: the
+  // audit log is checked first (a damaged one is refused, as damage).
+  // fsck runs regardless: it reports the damage itself.
+  std::string unauditable =
+      command == "fsck" ? "" : ws.appendRefusal("audit.jsonl");
+  if (!unauditable.empty())
+    return damaged(unauditable);
   Expected<Result> out = body();
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - started)
