@@ -20,6 +20,8 @@
 #include "llvm/Support/JSON.h"
 
 #include <cstddef>
+#include <optional>
+#include <utility>
 
 namespace mlir {
 namespace tirx {
@@ -45,6 +47,14 @@ llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef text,
 /// within `limits`, else the error parseJSON would give.
 std::string checkJSONLimits(llvm::StringRef text,
                             const JSONLimits &limits = {});
+
+/// Where the value of the top-level member `key` of the object `text` lies,
+/// as [begin, end) byte offsets, when that value is a JSON number token:
+/// JSON-RPC answers must echo a request's id exactly, and a number such as
+/// 12345678901234567890123 or 1e400 does not survive a round trip through
+/// a double. nullopt when `text` is not an object or has no such number.
+std::optional<std::pair<size_t, size_t>> numberMember(llvm::StringRef text,
+                                                      llvm::StringRef key);
 
 } // namespace tirx
 } // namespace mlir
