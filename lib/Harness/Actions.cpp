@@ -479,6 +479,10 @@ const char *kPassesWithEffects[] = {
     "print-ir", "print-op-stats", "view-op-graph", "print-op-graph",
     "print-ir-after-all", "generate-runtime-verification",
     "test-print-liveness", "mlir-print-debuginfo",
+    // They run transform scripts found in the payload or in files, which
+    // no policy has checked.
+    "transform-interpreter", "transform-preload-library",
+    "test-transform-dialect-interpreter",
 };
 
 /// Pass option names that name files, directories or programs.

@@ -670,7 +670,8 @@ Expected<PayloadFacts> mlir::tirx::inspectPayload(const std::string &text,
                                                   const std::string &name,
                                                   const ChildLimits &limits) {
   Expected<std::string> r = runIsolated(
-      [&](MLIRContext &ctx) { return factsText(ctx, text, name); }, limits);
+      [&](MLIRContext &ctx) { return factsText(ctx, text, name); }, limits,
+      ChildAccess::None);
   if (!r)
     return r.takeError();
   Expected<json::Value> v = json::parse(*r);

@@ -389,7 +389,7 @@ Expected<Initialized> Session::init(const std::string &dir,
   ChildLimits limits;
   Expected<std::string> canonical = runIsolated(
       [&](MLIRContext &ctx) { return canonicalize(ctx, payloadText, name); },
-      limits);
+      limits, ChildAccess::None);
   if (!canonical)
     return canonical.takeError();
   std::string error;
@@ -507,7 +507,7 @@ Expected<Result> Session::commit(const std::string &parentId,
             [&](MLIRContext &ctx) {
               return canonicalizeChecked(ctx, payloadText, name);
             },
-            childLimits);
+            childLimits, ChildAccess::None);
         if (!canonical)
           return canonical.takeError();
         std::string error;
@@ -566,7 +566,7 @@ Expected<Result> Session::applyLocked(const std::string &parentId,
         return applyScriptText(ctx, parentText, parent->id, scriptText,
                                scriptName, options.policy, target);
       },
-      childLimits);
+      childLimits, ChildAccess::None);
 
   Workspace::Lock lock = ws.lock(error);
   if (!lock.held())
@@ -770,7 +770,7 @@ Expected<Result> Session::diff(const std::string &from,
                                 "parse)");
               return jsonText(std::move(lines));
             },
-            childLimits);
+            childLimits, ChildAccess::None);
         if (!summaryText)
           return summaryText.takeError();
         auto parsed = json::parse(*summaryText);
@@ -961,11 +961,20 @@ Expected<Result> Session::run(const std::string &version,
     flag("--samples", options.samples);
     flag("--seed", options.seed);
     flag("--inputs", options.inputs);
-    llvm::SmallVector<llvm::StringRef> argRefs(argv.begin(), argv.end());
     std::string message;
     std::remove(feedbackFile.c_str());
-    int status = llvm::sys::ExecuteAndWait(runner, argRefs, std::nullopt, {},
-                                           0, 0, &message);
+    // The runner is limited in wall time (its launches' --timeout each,
+    // then the rest) and dies with this process; not in address space:
+    // the CUDA driver reserves the GPU's whole virtual address range.
+    Expected<int> ran = runProgram(
+        argv, childLimits.seconds
+                  ? childLimits.seconds + 4 * unsigned(options.timeout.value_or(0))
+                  : 0);
+    if (!ran)
+      return ran.takeError();
+    int status = *ran;
+    if (status == 127)
+      message = runner + " could not be started";
     std::string feedbackText;
     if (!rt::readFile(feedbackFile, feedbackText, error))
       return refuse(RefusalCode::runner_failed,
@@ -1164,7 +1173,7 @@ Expected<Result> replaySteps(const std::vector<ReplayStep> &steps,
                                    s.script, "script of " + s.id,
                                    ScriptPolicy::Open, std::nullopt);
           },
-          limits);
+          limits, ChildAccess::None);
       if (!r) {
         Refusal refusal = toRefusal(r.takeError());
         problem = std::string(codeName(refusal.code)) + ": " + refusal.message;
@@ -1220,7 +1229,7 @@ Expected<Result> Session::exportHistory() {
         [&](MLIRContext &ctx) {
           return historyModule(ctx, ws, *entries, payloads, scripts);
         },
-        childLimits);
+        childLimits, ChildAccess::None);
     if (!text) {
       Refusal r = toRefusal(text.takeError());
       r.code = RefusalCode::workspace_damaged;
@@ -1289,7 +1298,7 @@ Expected<Result> Session::replayHistory(const std::string &historyText,
         });
         return jsonText(std::move(steps));
       },
-      limits);
+      limits, ChildAccess::None);
   if (!list)
     return list.takeError();
   auto parsed = json::parse(*list);
