@@ -293,7 +293,8 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
 }
 
 llvm::Expected<int> mlir::tirx::runProgram(llvm::ArrayRef<std::string> argv,
-                                           unsigned seconds) {
+                                           unsigned seconds,
+                                           const std::string &tmpDir) {
   std::vector<char *> args;
   for (const std::string &a : argv)
     args.push_back(const_cast<char *>(a.c_str()));
@@ -310,6 +311,8 @@ llvm::Expected<int> mlir::tirx::runProgram(llvm::ArrayRef<std::string> argv,
     // exec keeps the parent-death signal but not the handler: the program
     // itself is killed (its own children, if any, by the group kill below).
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (!tmpDir.empty())
+      setenv("TMPDIR", tmpDir.c_str(), 1);
     execv(args[0], args.data());
     _exit(127);
   }

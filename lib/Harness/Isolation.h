@@ -56,8 +56,10 @@ runIsolated(llvm::function_ref<llvm::Expected<std::string>(MLIRContext &)> work,
 /// killed with this process, and after `seconds` of wall time (0: no
 /// limit): its exit status, or a `resource_limit` refusal when the time
 /// ran out. stdout goes to /dev/null: a front door's output is its own.
+/// With `tmpDir`, the program's TMPDIR is that directory.
 llvm::Expected<int> runProgram(llvm::ArrayRef<std::string> argv,
-                               unsigned seconds);
+                               unsigned seconds,
+                               const std::string &tmpDir = "");
 
 } // namespace mlir::tirx
 

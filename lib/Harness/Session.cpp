@@ -966,10 +966,14 @@ Expected<Result> Session::run(const std::string &version,
     // The runner is limited in wall time (its launches' --timeout each,
     // then the rest) and dies with this process; not in address space:
     // the CUDA driver reserves the GPU's whole virtual address range.
+    // Its temporary files (mode 0600, removed) stay inside the workspace.
+    llvm::sys::fs::create_directories(ws.path("tmp"));
     Expected<int> ran = runProgram(
-        argv, childLimits.seconds
-                  ? childLimits.seconds + 4 * unsigned(options.timeout.value_or(0))
-                  : 0);
+        argv,
+        childLimits.seconds
+            ? childLimits.seconds + 4 * unsigned(options.timeout.value_or(0))
+            : 0,
+        ws.path("tmp"));
     if (!ran)
       return ran.takeError();
     int status = *ran;
