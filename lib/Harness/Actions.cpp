@@ -84,6 +84,9 @@ json::Object mlir::tirx::actionsSchema() {
     json::Value params = schema && schema->get("params")
                              ? *schema->get("params")
                              : json::Value(json::Object{});
+    if (json::Object *o = params.getAsObject())
+      if (!o->get("description"))
+        (*o)["description"] = "the parameters of " + a.name;
     json::Array preconditions;
     if (schema && schema->getArray("preconditions"))
       preconditions = *schema->getArray("preconditions");
@@ -101,17 +104,25 @@ json::Object mlir::tirx::actionsSchema() {
         {"additionalProperties", false},
         {"properties",
          json::Object{
-             {"transform", json::Object{{"const", a.name}}},
+             {"transform",
+              json::Object{{"const", a.name},
+                           {"description", "the transform: " + a.name}}},
              {"params", std::move(params)},
              {"target",
               json::Object{{"type", "object"},
+                           {"description",
+                            "the payload ops it applies to (default: every " +
+                                a.target + ")"},
                            {"additionalProperties", false},
                            {"properties",
                             json::Object{
                                 {"op", json::Object{
                                            {"type", "string"},
                                            {"pattern", "^[a-z_]+\\.[a-z_.]+$"},
-                                           {"default", a.target}}},
+                                           {"default", a.target},
+                                           {"description",
+                                            "the kind of payload op, e.g. " +
+                                                a.target}}},
                                 {"index",
                                  json::Object{
                                      {"type", "integer"},

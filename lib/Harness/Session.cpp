@@ -44,6 +44,12 @@ namespace rt = ::tirx::runtime;
 using llvm::Expected;
 
 namespace {
+/// JSON a child computed from a payload (a view, a summary): nested as
+/// deep as the payload's loops, so bounded more loosely than requests, but
+/// bounded (a payload of 100000 nested loops must not overflow the
+/// parent's stack).
+const JSONLimits kChildJSON = {1024, size_t(1) << 30};
+
 //===----------------------------------------------------------------------===//
 // MLIR work (in the child)
 //===----------------------------------------------------------------------===//
@@ -773,7 +779,7 @@ Expected<Result> Session::diff(const std::string &from,
             childLimits, ChildAccess::None);
         if (!summaryText)
           return summaryText.takeError();
-        auto parsed = json::parse(*summaryText);
+        auto parsed = parseJSON(*summaryText, kChildJSON);
         if (!parsed)
           return parsed.takeError();
         json::Array summary = *parsed->getAsArray();
@@ -868,7 +874,7 @@ Expected<Result> Session::view(const std::string &version,
         std::remove(output.c_str());
         if (!r)
           return r.takeError();
-        auto parsed = json::parse(*r);
+        auto parsed = parseJSON(*r, kChildJSON);
         if (!parsed || !parsed->getAsObject()) {
           if (!parsed)
             llvm::consumeError(parsed.takeError());
@@ -1059,7 +1065,7 @@ Expected<Result> Session::exportSession() {
       if (!e.script.empty())
         step["script"] = e.script;
       if (!e.action.empty()) {
-        auto action = json::parse(e.action);
+        auto action = parseJSON(e.action);
         if (action)
           step["action"] = std::move(*action);
         else
@@ -1305,7 +1311,7 @@ Expected<Result> Session::replayHistory(const std::string &historyText,
       limits, ChildAccess::None);
   if (!list)
     return list.takeError();
-  auto parsed = json::parse(*list);
+  auto parsed = parseJSON(*list, kChildJSON);
   if (!parsed || !parsed->getAsArray()) {
     if (!parsed)
       llvm::consumeError(parsed.takeError());

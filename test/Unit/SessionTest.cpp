@@ -82,6 +82,10 @@ TEST(Refusal, EveryCodeHasOneName) {
   EXPECT_FALSE(codeNamed("no_such_code"));
   EXPECT_EQ(kindOf(RefusalCode::workspace_damaged), RefusalKind::Damaged);
   EXPECT_EQ(kindOf(RefusalCode::resource_limit), RefusalKind::Limit);
+  // A cancelled request may succeed another time: never remembered, exit 4.
+  EXPECT_EQ(codeNamed("cancelled"), RefusalCode::cancelled);
+  EXPECT_EQ(kindOf(RefusalCode::cancelled), RefusalKind::Limit);
+  EXPECT_EQ(exitStatusOf(Refusal(RefusalCode::cancelled, "")), 4);
 }
 
 TEST(Refusal, JSONRoundTrip) {
