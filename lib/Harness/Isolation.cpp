@@ -65,6 +65,10 @@ void onParentDeath(int) { kill(0, SIGKILL); }
 
 /// A process group of its own, dead with the parent.
 void leadOwnGroup(pid_t parent) {
+  // Signals a workspace lock deferred in the parent are not deferred here.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
   setpgid(0, 0);
   std::signal(SIGTERM, onParentDeath);
   prctl(PR_SET_PDEATHSIG, SIGTERM);

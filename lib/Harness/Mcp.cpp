@@ -534,8 +534,11 @@ int McpServer::serve(int in, int out, unsigned workers) {
     std::string id = text(*requestId);
     for (Job &job : running)
       if (job.id == id && !job.cancelled) {
+        // SIGTERM, not SIGKILL: a worker in the middle of an append ends
+        // after it (the workspace lock defers the signal); its MLIR child
+        // dies with it.
         job.cancelled = true;
-        kill(-job.pid, SIGKILL);
+        kill(-job.pid, SIGTERM);
       }
     for (auto it = waiting.begin(); it != waiting.end();)
       if (it->id == id) {
@@ -614,7 +617,7 @@ int McpServer::serve(int in, int out, unsigned workers) {
       ssize_t n = ::write(out, output.data(), std::min<size_t>(output.size(), 4096));
       if (n < 0 && errno != EINTR && errno != EAGAIN) {
         for (Job &job : running)
-          kill(-job.pid, SIGKILL);
+          kill(-job.pid, SIGTERM);
         return 1;
       }
       if (n > 0)

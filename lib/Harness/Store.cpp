@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -1036,12 +1037,38 @@ bool Workspace::writeLock(Lock &writing, std::string &error) const {
   return writing.held();
 }
 
+namespace {
+/// Exclusive locks this process holds, on any workspace, and the signal
+/// mask from before the first.
+int exclusiveLocks = 0;
+sigset_t maskBefore;
+
+/// While a process holds a workspace exclusively it writes (a line, then
+/// chain.json): SIGTERM, SIGINT and SIGHUP wait until it lets go, so that a
+/// request cancelled or interrupted then (tirx serve's cancel, Ctrl-C) ends
+/// after a whole append, never between a line and its head.
+void deferSignals(bool hold) {
+  if (hold && exclusiveLocks++ == 0) {
+    sigset_t deferred;
+    sigemptyset(&deferred);
+    sigaddset(&deferred, SIGTERM);
+    sigaddset(&deferred, SIGINT);
+    sigaddset(&deferred, SIGHUP);
+    sigprocmask(SIG_BLOCK, &deferred, &maskBefore);
+  } else if (!hold && --exclusiveLocks == 0) {
+    sigprocmask(SIG_SETMASK, &maskBefore, nullptr);
+  }
+}
+} // namespace
+
 Workspace::Lock::Lock(int fd, std::string root, bool shared)
     : fd(fd), root(std::move(root)), shared(shared) {
   Held &held = locksHeld()[this->root];
   ++held.count;
-  if (!shared)
+  if (!shared) {
     ++held.exclusive;
+    deferSignals(true);
+  }
 }
 
 Workspace::Lock::Lock(Lock &&other)
@@ -1065,11 +1092,13 @@ void Workspace::Lock::release() {
     return;
   Held &held = locksHeld()[root];
   --held.count;
-  if (!shared)
-    --held.exclusive;
   ::flock(fd, LOCK_UN);
   ::close(fd);
   fd = -1;
+  if (!shared) {
+    --held.exclusive;
+    deferSignals(false);
+  }
 }
 
 Workspace::Lock::~Lock() { release(); }
