@@ -219,12 +219,20 @@ std::string shortDigest(const std::string &digest) {
   return digest.substr(std::strlen("sha256:"), 12);
 }
 
-/// Reads the index; a damaged one is refused.
-Expected<std::vector<VersionEntry>> readEntries(const Workspace &ws) {
+/// Reads the index, with the request log (nothing is served from a
+/// damaged history: either damaged is refused) and HEAD (it must name a
+/// version, unless `checkHead` is false: checkout repairs it).
+Expected<std::vector<VersionEntry>> readEntries(const Workspace &ws,
+                                                bool checkHead = true) {
   std::vector<VersionEntry> entries;
+  std::vector<RequestRecord> requests;
   std::string error;
-  if (!ws.readIndex(entries, error))
+  if (!ws.readHistory(entries, requests, error))
     return damaged(error);
+  std::string head = ws.head();
+  if (checkHead && !head.empty() && !Workspace::find(entries, head, error))
+    return damaged(ws.path("HEAD") + ": names \"" + head +
+                   "\", not a version of this workspace (run 'tirx fsck')");
   return entries;
 }
 
@@ -806,7 +814,7 @@ Expected<Result> Session::checkout(const std::string &version) {
                    Workspace::Lock lock = ws.lock(error);
                    if (!lock.held())
                      return refuse(RefusalCode::io_error, error);
-                   auto entries = readEntries(ws);
+                   auto entries = readEntries(ws, /*checkHead=*/false);
                    if (!entries)
                      return entries.takeError();
                    Expected<VersionEntry> e = findEntry(*entries, version);
