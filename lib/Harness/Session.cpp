@@ -874,8 +874,9 @@ Expected<Result> Session::view(const std::string &version,
                 return refuse(RefusalCode::view_failed,
                               "the view could not be built");
               std::string json, error;
-              if (!rt::readFile(output, json, error))
-                return refuse(RefusalCode::view_failed, error);
+              if (!rt::readFile(output, json, error)) // (no temporary name)
+                return refuse(RefusalCode::view_failed,
+                              "the view pass wrote no result");
               return json;
             },
             childLimits);
