@@ -575,11 +575,16 @@ int McpServer::serve(int in, int out, unsigned workers) {
       send(*a);
   };
   auto finish = [&](Job &job) {
+    // Whatever the worker left behind in its group goes with it, before it
+    // is reaped (while its pid, the group's id, cannot be reused).
+    siginfo_t info;
+    while (waitid(P_PID, id_t(job.pid), &info, WEXITED | WNOWAIT) < 0 &&
+           errno == EINTR) {
+    }
+    kill(-job.pid, SIGKILL);
     int status = 0;
     while (waitpid(job.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    // Whatever the worker left behind in its group goes with it.
-    kill(-job.pid, SIGKILL);
     if (job.cancelled) {
       recordCancelled(job.tool, job.id);
       return;
