@@ -12,7 +12,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "TIRx"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "Unit", "node_modules", "client.mjs", "package.json", "package-lock.json", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "lit_cuda.py",
+config.excludes = ["Inputs", "Unit", "corpus", "node_modules", "client.mjs", "package.json", "package-lock.json", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "lit_cuda.py",
                    "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tirx_obj_root, "test")

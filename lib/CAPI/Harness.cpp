@@ -8,6 +8,7 @@
 
 #include "tirx/Harness/Session.h"
 #include "tirx/InitAllTIRx.h"
+#include "tirx/Support/JSON.h"
 
 #include "mlir/CAPI/IR.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,7 +41,7 @@ TirxOutcome answer(llvm::Expected<Result> result) {
 
 llvm::Expected<json::Value> parsed(const char *text, RefusalCode code,
                                    const char *what) {
-  auto value = json::parse(str(text));
+  auto value = parseJSON(str(text)); // bounded: a deep text is an error
   if (!value)
     return refuse(code, std::string(what) + " is not JSON (" +
                             llvm::toString(value.takeError()) + ")");

@@ -84,6 +84,9 @@ json::Object mlir::tirx::actionsSchema() {
     json::Value params = schema && schema->get("params")
                              ? *schema->get("params")
                              : json::Value(json::Object{});
+    if (json::Object *o = params.getAsObject())
+      if (!o->get("description"))
+        (*o)["description"] = "the parameters of " + a.name;
     json::Array preconditions;
     if (schema && schema->getArray("preconditions"))
       preconditions = *schema->getArray("preconditions");
@@ -101,17 +104,25 @@ json::Object mlir::tirx::actionsSchema() {
         {"additionalProperties", false},
         {"properties",
          json::Object{
-             {"transform", json::Object{{"const", a.name}}},
+             {"transform",
+              json::Object{{"const", a.name},
+                           {"description", "the transform: " + a.name}}},
              {"params", std::move(params)},
              {"target",
               json::Object{{"type", "object"},
+                           {"description",
+                            "the payload ops it applies to (default: every " +
+                                a.target + ")"},
                            {"additionalProperties", false},
                            {"properties",
                             json::Object{
                                 {"op", json::Object{
                                            {"type", "string"},
                                            {"pattern", "^[a-z_]+\\.[a-z_.]+$"},
-                                           {"default", a.target}}},
+                                           {"default", a.target},
+                                           {"description",
+                                            "the kind of payload op, e.g. " +
+                                                a.target}}},
                                 {"index",
                                  json::Object{
                                      {"type", "integer"},
@@ -479,6 +490,10 @@ const char *kPassesWithEffects[] = {
     "print-ir", "print-op-stats", "view-op-graph", "print-op-graph",
     "print-ir-after-all", "generate-runtime-verification",
     "test-print-liveness", "mlir-print-debuginfo",
+    // They run transform scripts found in the payload or in files, which
+    // no policy has checked.
+    "transform-interpreter", "transform-preload-library",
+    "test-transform-dialect-interpreter",
 };
 
 /// Pass option names that name files, directories or programs.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Harness/Auto.h"
+#include "tirx/Support/JSON.h"
 #include "Isolation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -670,10 +671,11 @@ Expected<PayloadFacts> mlir::tirx::inspectPayload(const std::string &text,
                                                   const std::string &name,
                                                   const ChildLimits &limits) {
   Expected<std::string> r = runIsolated(
-      [&](MLIRContext &ctx) { return factsText(ctx, text, name); }, limits);
+      [&](MLIRContext &ctx) { return factsText(ctx, text, name); }, limits,
+      ChildAccess::None);
   if (!r)
     return r.takeError();
-  Expected<json::Value> v = json::parse(*r);
+  Expected<json::Value> v = parseJSON(*r, JSONLimits{1024, size_t(1) << 30});
   if (!v)
     return refuse(RefusalCode::internal,
                   "auto: the facts are not JSON: " + llvm::toString(v.takeError()));

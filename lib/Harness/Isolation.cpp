@@ -13,15 +13,24 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllPasses.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <new>
 
+#include <cstddef>
+#include <vector>
+
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,9 +60,18 @@ bool writeAll(int fd, const std::string &text) {
   return true;
 }
 
-/// In the child: limits, no output, death with the parent.
-void enterChild(const ChildLimits &limits, pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+/// The parent died: the child's whole group (it and what it started) goes.
+void onParentDeath(int) { kill(0, SIGKILL); }
+
+/// A process group of its own, dead with the parent.
+void leadOwnGroup(pid_t parent) {
+  // Signals a workspace lock deferred in the parent are not deferred here.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  setpgid(0, 0);
+  std::signal(SIGTERM, onParentDeath);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != parent) // the parent died before prctl
     _exit(1);
   int null = ::open("/dev/null", O_WRONLY);
@@ -61,6 +79,51 @@ void enterChild(const ChildLimits &limits, pid_t parent) {
     dup2(null, STDOUT_FILENO);
     ::close(null);
   }
+}
+
+/// Denies the calling process (and what it forks) every system call that
+/// opens, creates, renames or deletes a file, runs a program or opens a
+/// socket: they fail with EPERM. False where seccomp is not available.
+bool denyFilesAndPrograms() {
+#if defined(__x86_64__)
+  constexpr uint32_t arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+  constexpr uint32_t arch = AUDIT_ARCH_AARCH64;
+#else
+  return false;
+#endif
+  static const long denied[] = {
+      SYS_openat, SYS_execve, SYS_execveat, SYS_unlinkat, SYS_renameat,
+      SYS_mkdirat, SYS_linkat, SYS_symlinkat, SYS_fchmodat, SYS_fchownat,
+      SYS_truncate, SYS_mknodat, SYS_socket, SYS_renameat2,
+#ifdef SYS_openat2
+      SYS_openat2,
+#endif
+#ifdef SYS_open
+      SYS_open, SYS_creat, SYS_unlink, SYS_rename, SYS_mkdir, SYS_rmdir,
+      SYS_link, SYS_symlink, SYS_chmod, SYS_chown, SYS_lchown, SYS_mknod,
+#endif
+  };
+  std::vector<sock_filter> filter = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+  };
+  for (long nr : denied) {
+    filter.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(nr), 0, 1));
+    filter.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
+  }
+  filter.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  sock_fprog program = {static_cast<unsigned short>(filter.size()),
+                        filter.data()};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+/// In the child: its own group, limits, no output, death with the parent.
+void enterChild(const ChildLimits &limits, pid_t parent) {
+  leadOwnGroup(parent);
   if (limits.addressSpaceBytes) {
     struct rlimit as = {limits.addressSpaceBytes, limits.addressSpaceBytes};
     setrlimit(RLIMIT_AS, &as);
@@ -69,6 +132,14 @@ void enterChild(const ChildLimits &limits, pid_t parent) {
   llvm::install_bad_alloc_error_handler(badAlloc);
   if (limits.seconds)
     alarm(limits.seconds);
+}
+
+/// A refusal as the child hands it back.
+std::string refusalText(const Refusal &refusal) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(json::Object{{"ok", false}, {"refusal", refusal.toJSON()}});
+  return text;
 }
 
 /// The child's work, its refusal as data, serialized.
@@ -127,7 +198,7 @@ DialectRegistry &mlir::tirx::harnessRegistry() {
 
 llvm::Expected<std::string> mlir::tirx::runIsolated(
     llvm::function_ref<llvm::Expected<std::string>(MLIRContext &)> work,
-    const ChildLimits &limits) {
+    const ChildLimits &limits, ChildAccess access) {
   if (std::getenv("TIRX_DEBUG_NO_FORK")) { // for debuggers only
     MLIRContext context(harnessRegistry(), MLIRContext::Threading::DISABLED);
     return work(context);
@@ -149,8 +220,17 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
   if (pid == 0) {
     ::close(fds[0]);
     enterChild(limits, parent);
+    if (access == ChildAccess::None && !denyFilesAndPrograms())
+      _exit(writeAll(fds[1], refusalText(Refusal(
+                                 RefusalCode::internal,
+                                 std::string("cannot deny the MLIR process "
+                                             "files (seccomp): ") +
+                                     strerror(errno))))
+                ? 0
+                : 1);
     _exit(writeAll(fds[1], childResult(work)) ? 0 : 1);
   }
+  setpgid(pid, pid);
   ::close(fds[1]);
   std::string text;
   char buffer[1 << 16];
@@ -163,6 +243,13 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
     text.append(buffer, size_t(n));
   }
   ::close(fds[0]);
+  // The child has ended (its pipe closed): before it is reaped, while its
+  // pid cannot be reused, whatever it started goes with its group.
+  siginfo_t info;
+  while (waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 &&
+         errno == EINTR) {
+  }
+  kill(-pid, SIGKILL);
   int status = 0;
   struct rusage usage = {};
   while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -207,4 +294,61 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
   if (!refusal)
     return refuse(RefusalCode::internal, "the MLIR process left no result");
   return refuse(std::move(*refusal));
+}
+
+llvm::Expected<int> mlir::tirx::runProgram(llvm::ArrayRef<std::string> argv,
+                                           unsigned seconds,
+                                           const std::string &tmpDir) {
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  llvm::outs().flush();
+  llvm::errs().flush();
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0)
+    return refuse(RefusalCode::internal,
+                  std::string("fork() failed: ") + strerror(errno));
+  if (pid == 0) {
+    leadOwnGroup(parent);
+    // exec keeps the parent-death signal but not the handler: the program
+    // itself is killed (its own children, if any, by the group kill below).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (!tmpDir.empty())
+      setenv("TMPDIR", tmpDir.c_str(), 1);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::seconds(seconds);
+  bool timedOut = false;
+  while (true) {
+    // Ended but not reaped (WNOWAIT): its pid, the group's id, stays taken
+    // until the group is killed below.
+    siginfo_t info = {};
+    int r = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    if ((r == 0 && info.si_pid == pid) || (r < 0 && errno != EINTR))
+      break;
+    if (seconds && std::chrono::steady_clock::now() >= deadline) {
+      timedOut = true;
+      break;
+    }
+    usleep(20000);
+  }
+  kill(-pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut)
+    return refuse(RefusalCode::resource_limit,
+                  llvm::sys::path::filename(argv[0]).str() +
+                      " ran past its wall-time limit of " +
+                      std::to_string(seconds) + " s and was killed",
+                  "fewer samples or a shorter --timeout, or a larger "
+                  "--child-seconds if the run is legitimate");
+  if (WIFSIGNALED(status))
+    return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

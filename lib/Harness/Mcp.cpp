@@ -13,15 +13,24 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <deque>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace mlir;
 using namespace mlir::tirx;
 namespace json = llvm::json;
 
 namespace {
-
-json::Object rpcError(int code, const std::string &message) {
-  return json::Object{{"code", code}, {"message", message}};
-}
 
 json::Object param(const char *type, const char *description) {
   return json::Object{{"type", type}, {"description", description}};
@@ -185,8 +194,52 @@ json::Array McpServer::tools() {
   };
 }
 
+namespace {
+/// Arguments outside the tool's input schema, of the wrong JSON type, or
+/// missing: a usage refusal naming them (the schema says
+/// additionalProperties: false; a client that ignores it learns why).
+llvm::Error checkArguments(llvm::StringRef name, const json::Object &args) {
+  json::Array known = McpServer::tools();
+  const json::Object *schema = nullptr;
+  for (const json::Value &t : known)
+    if (t.getAsObject()->getString("name") == name)
+      schema = t.getAsObject()->getObject("inputSchema");
+  const json::Object *properties = schema->getObject("properties");
+  std::string accepted;
+  for (const auto &[key, value] : *properties)
+    accepted += (accepted.empty() ? "" : ", ") + key.str();
+  for (const auto &[key, value] : args) {
+    const json::Object *property = properties->getObject(key);
+    if (!property)
+      return refuse(RefusalCode::usage,
+                    name.str() + " has no argument \"" + key.str() + "\"",
+                    accepted.empty() ? name.str() + " takes no arguments"
+                                     : name.str() + " takes " + accepted);
+    auto type = property->getString("type");
+    bool fits = !type ||
+                (*type == "string" && value.getAsString()) ||
+                (*type == "integer" && value.getAsInteger()) ||
+                (*type == "object" && value.getAsObject()) ||
+                (*type == "boolean" && value.getAsBoolean());
+    if (!fits)
+      return refuse(RefusalCode::usage, name.str() + ": argument \"" +
+                                            key.str() + "\" must be " +
+                                            (*type == "integer" ? "an " : "a ") +
+                                            type->str());
+  }
+  for (const json::Value &required : *schema->getArray("required"))
+    if (!args.get(*required.getAsString()))
+      return refuse(RefusalCode::usage,
+                    name.str() + " needs the argument \"" +
+                        required.getAsString()->str() + "\"");
+  return llvm::Error::success();
+}
+} // namespace
+
 json::Object McpServer::callTool(llvm::StringRef name,
                                  const json::Object &args) {
+  if (llvm::Error e = checkArguments(name, args))
+    return toolResult(std::move(e));
   auto str = [&](const char *key) {
     return args.getString(key).value_or("").str();
   };
@@ -207,6 +260,7 @@ json::Object McpServer::callTool(llvm::StringRef name,
   if (!session)
     return toolResult(session.takeError());
   Session &s = *session;
+  s.limits() = limits;
   if (name == "read_ir")
     return toolResult(s.show(str("version")));
   if (name == "commit_ir")
@@ -249,6 +303,37 @@ json::Object McpServer::callTool(llvm::StringRef name,
   return toolResult(s.exportSession());
 }
 
+//===----------------------------------------------------------------------===//
+// Messages
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string text(const json::Value &value) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << value;
+  return out;
+}
+
+/// An answer line: the id first, as the request wrote it.
+std::string answerText(const std::string &id, const char *key,
+                       json::Value value) {
+  return "{\"id\":" + id + "," +
+         text(json::Object{{"jsonrpc", "2.0"}, {key, std::move(value)}})
+             .substr(1);
+}
+
+json::Object rpcError(int code, const std::string &message) {
+  return json::Object{{"code", code}, {"message", message}};
+}
+
+std::string errorText(const std::string &id, int code,
+                      const std::string &message) {
+  return answerText(id, "error",
+                    json::Object{{"code", code}, {"message", message}});
+}
+} // namespace
+
 /// The resources: the workspace's report page (docs/report.md).
 static const char *kReportUri = "tirx://report";
 
@@ -288,43 +373,69 @@ std::optional<json::Object> McpServer::readResource(llvm::StringRef uri,
                                             {"text", page->text}}}}};
 }
 
-std::optional<json::Value> McpServer::handle(llvm::StringRef line) {
-  auto answer = [](json::Value id, const char *key, json::Value value) {
-    return json::Value(json::Object{
-        {"jsonrpc", "2.0"}, {"id", std::move(id)}, {key, std::move(value)}});
-  };
-  auto parsed = parseJSON(line);
-  if (!parsed)
-    return answer(nullptr, "error",
-                  rpcError(-32700, "parse error: " +
-                                       llvm::toString(parsed.takeError())));
+McpServer::Message McpServer::read(llvm::StringRef line) {
+  Message m;
+  // A number id is kept as written: llvm::json would turn
+  // 12345678901234567890123 into a double and 1e400 into inf (not JSON).
+  // The parser sees a 0 in its place.
+  std::string parseable = line.str();
+  std::optional<std::string> rawId;
+  if (auto span = numberMember(line, "id")) {
+    rawId = line.slice(span->first, span->second).str();
+    parseable.replace(span->first, span->second - span->first, "0");
+  }
+  auto parsed = parseJSON(parseable);
+  if (!parsed) {
+    m.error = errorText("null", -32700,
+                        "parse error: " + llvm::toString(parsed.takeError()));
+    return m;
+  }
+
+
   const json::Object *request = parsed->getAsObject();
   if (!request || request->getString("jsonrpc") != llvm::StringRef("2.0") ||
-      !request->getString("method"))
-    return answer(nullptr, "error",
-                  rpcError(-32600, "invalid request: expected a JSON-RPC 2.0 "
-                                   "object with a method"));
-  const json::Value *idValue = request->get("id");
-  if (!idValue) // a notification: nothing to answer
+      !request->getString("method")) {
+    m.error = errorText("null", -32600,
+                        "invalid request: expected a JSON-RPC 2.0 object "
+                        "with a method");
+    return m;
+  }
+  m.method = request->getString("method")->str();
+  if (const json::Object *params = request->getObject("params"))
+    m.params = *params;
+  const json::Value *id = request->get("id");
+  if (!id) // a notification: nothing to answer
+    return m;
+  if (id->kind() == json::Value::Number && rawId)
+    m.id = *rawId;
+  else if (id->kind() == json::Value::String)
+    m.id = text(*id);
+  else
+    m.error = errorText("null", -32600,
+                        "invalid request: id must be a string or a number");
+  return m;
+}
+
+std::optional<std::string> McpServer::handle(llvm::StringRef line) {
+  return answer(read(line));
+}
+
+std::optional<std::string> McpServer::answer(const Message &m) {
+  if (m.error)
+    return m.error;
+  if (m.id.empty())
     return std::nullopt;
-  json::Value id = *idValue;
-  if (id.kind() != json::Value::String && id.kind() != json::Value::Number)
-    return answer(nullptr, "error",
-                  rpcError(-32600, "invalid request: id must be a string or "
-                                   "a number"));
-  llvm::StringRef method = *request->getString("method");
-  json::Object empty;
-  const json::Object *params = request->getObject("params");
-  if (!params)
-    params = &empty;
-  if (method == "initialize") {
-    // The client's version if the server speaks it, else the newest.
-    auto asked = params->getString("protocolVersion");
+  const std::string &id = m.id;
+  const json::Object &params = m.params;
+  if (m.method == "initialize") {
+    // The client's version if the server speaks it, else the newest (the
+    // client then decides whether it can go on).
+    auto asked = params.getString("protocolVersion");
     const char *version = protocolVersions().front();
     for (const char *v : protocolVersions())
       if (asked && *asked == v)
         version = v;
-    return answer(
+    return answerText(
         id, "result",
         json::Object{
             {"protocolVersion", version},
@@ -343,42 +454,289 @@ std::optional<json::Value> McpServer::handle(llvm::StringRef line) {
              "a result with isError and a structured error: code, message, "
              "payload_op, hint."}});
   }
-  if (method == "ping")
-    return answer(id, "result", json::Object{});
-  if (method == "tools/list")
-    return answer(id, "result", json::Object{{"tools", tools()}});
-  if (method == "resources/list")
-    return answer(id, "result", resources());
-  if (method == "resources/read") {
-    auto uri = params->getString("uri");
+  if (m.method == "ping")
+    return answerText(id, "result", json::Object{});
+  if (m.method == "tools/list")
+    return answerText(id, "result", json::Object{{"tools", tools()}});
+  if (m.method == "resources/list")
+    return answerText(id, "result", resources());
+  if (m.method == "resources/read") {
+    auto uri = params.getString("uri");
     if (!uri)
-      return answer(id, "error",
-                    rpcError(-32602, "resources/read needs params.uri"));
+      return answerText(id, "error",
+                        rpcError(-32602, "resources/read needs params.uri"));
     json::Object error;
     if (std::optional<json::Object> read = readResource(*uri, error))
-      return answer(id, "result", std::move(*read));
-    return answer(id, "error", std::move(error));
+      return answerText(id, "result", std::move(*read));
+    return answerText(id, "error", std::move(error));
   }
-  if (method == "tools/call") {
-    auto name = params->getString("name");
+  if (m.method == "tools/call") {
+    auto name = params.getString("name");
     if (!name)
-      return answer(id, "error",
-                    rpcError(-32602, "tools/call needs params.name"));
+      return errorText(id, -32602, "tools/call needs params.name");
     json::Array known = tools();
     bool exists = llvm::any_of(known, [&](const json::Value &t) {
       return t.getAsObject()->getString("name") == *name;
     });
     if (!exists)
-      return answer(id, "error",
-                    rpcError(-32602, "unknown tool '" + name->str() + "'"));
+      return errorText(id, -32602, "unknown tool '" + name->str() + "'");
     json::Object noArgs;
-    const json::Object *args = params->getObject("arguments");
-    if (params->get("arguments") && !args)
-      return answer(id, "error",
-                    rpcError(-32602, "tools/call: arguments must be an "
-                                     "object"));
-    return answer(id, "result", callTool(*name, args ? *args : noArgs));
+    const json::Object *args = params.getObject("arguments");
+    if (params.get("arguments") && !args)
+      return errorText(id, -32602, "tools/call: arguments must be an object");
+    return answerText(id, "result", callTool(*name, args ? *args : noArgs));
   }
-  return answer(id, "error",
-                rpcError(-32601, "method not found: " + method.str()));
+  return errorText(id, -32601, "method not found: " + m.method);
+}
+
+void McpServer::recordCancelled(const std::string &tool,
+                                const std::string &id) {
+  llvm::Expected<Session> session = Session::open(workspace, who);
+  if (!session) {
+    llvm::consumeError(session.takeError());
+    return;
+  }
+  llvm::consumeError(session->recordRefusal(
+      tool, json::Object{{"request", id}},
+      refuse(RefusalCode::cancelled,
+             "cancelled by the client (notifications/cancelled); what the "
+             "request had not committed was not made")));
+}
+
+//===----------------------------------------------------------------------===//
+// Serving: the transport
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr size_t kMaxMessageBytes = size_t(8) << 20;
+/// Reading stops while this much output waits for the client.
+constexpr size_t kMaxBacklog = size_t(64) << 20;
+/// tools/call requests waiting for a worker; more are refused.
+constexpr size_t kMaxWaiting = 256;
+
+/// A tools/call request, waiting or running in a worker process.
+struct Job {
+  std::string line, id, tool;
+  pid_t pid = -1;
+  int fd = -1;
+  std::string answer;
+  bool cancelled = false;
+};
+
+bool writeAll(int fd, llvm::StringRef bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    bytes = bytes.drop_front(size_t(n));
+  }
+  return true;
+}
+} // namespace
+
+int McpServer::serve(int in, int out, unsigned workers) {
+  std::signal(SIGPIPE, SIG_IGN);
+  std::string input, output;
+  bool inputEnded = false, skipping = false;
+  std::deque<Job> waiting;
+  std::vector<Job> running;
+  pid_t self = getpid();
+
+  auto send = [&](const std::string &line) { output += line + "\n"; };
+  auto start = [&]() {
+    while (running.size() < std::max(1u, workers) && !waiting.empty()) {
+      Job job = std::move(waiting.front());
+      waiting.pop_front();
+      int fds[2];
+      if (pipe2(fds, O_CLOEXEC) != 0) {
+        send(errorText(job.id, -32603,
+                       std::string("internal error: pipe() failed: ") +
+                           strerror(errno)));
+        continue;
+      }
+      pid_t pid = fork();
+      if (pid == 0) {
+        // The worker: its own process group (a cancel kills it and its
+        // children at once), dead with the server, nothing on the
+        // server's output but what the server writes.
+        ::close(fds[0]);
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != self)
+          _exit(1);
+        int null = ::open("/dev/null", O_RDWR);
+        if (null >= 0) {
+          dup2(null, out);
+          dup2(null, in);
+          ::close(null);
+        }
+        std::optional<std::string> a = answer(read(job.line));
+        _exit(a && writeAll(fds[1], *a) ? 0 : 1);
+      }
+      ::close(fds[1]);
+      if (pid < 0) {
+        ::close(fds[0]);
+        send(errorText(job.id, -32603,
+                       std::string("internal error: fork() failed: ") +
+                           strerror(errno)));
+        continue;
+      }
+      setpgid(pid, pid);
+      job.pid = pid;
+      job.fd = fds[0];
+      running.push_back(std::move(job));
+    }
+  };
+  auto cancel = [&](const json::Value *requestId) {
+    if (!requestId)
+      return;
+    std::string id = text(*requestId);
+    for (Job &job : running)
+      if (job.id == id && !job.cancelled) {
+        // SIGTERM, not SIGKILL: a worker in the middle of an append ends
+        // after it (the workspace lock defers the signal); its MLIR child
+        // dies with it.
+        job.cancelled = true;
+        kill(-job.pid, SIGTERM);
+      }
+    for (auto it = waiting.begin(); it != waiting.end();)
+      if (it->id == id) {
+        recordCancelled(it->tool, it->id);
+        it = waiting.erase(it);
+      } else {
+        ++it;
+      }
+  };
+  auto onLine = [&](llvm::StringRef line) {
+    if (line.trim().empty())
+      return;
+    Message m = read(line);
+    if (!m.error && !m.id.empty() && m.method == "tools/call") {
+      if (waiting.size() >= kMaxWaiting) {
+        send(errorText(m.id, -32000,
+                       "server busy: " + std::to_string(kMaxWaiting) +
+                           " requests wait already; send it again later"));
+        return;
+      }
+      Job job;
+      job.line = line.str();
+      job.id = m.id;
+      job.tool = m.params.getString("name").value_or("tools/call").str();
+      waiting.push_back(std::move(job));
+      start();
+      return;
+    }
+    if (!m.error && m.method == "notifications/cancelled") {
+      cancel(m.params.get("requestId"));
+      return;
+    }
+    if (std::optional<std::string> a = answer(m))
+      send(*a);
+  };
+  auto finish = [&](Job &job) {
+    // Whatever the worker left behind in its group goes with it, before it
+    // is reaped (while its pid, the group's id, cannot be reused).
+    siginfo_t info;
+    while (waitid(P_PID, id_t(job.pid), &info, WEXITED | WNOWAIT) < 0 &&
+           errno == EINTR) {
+    }
+    kill(-job.pid, SIGKILL);
+    int status = 0;
+    while (waitpid(job.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (job.cancelled) {
+      recordCancelled(job.tool, job.id);
+      return;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !job.answer.empty())
+      send(job.answer);
+    else
+      send(errorText(job.id, -32603,
+                     WIFSIGNALED(status)
+                         ? std::string("internal error: the request's "
+                                       "process died of signal ") +
+                               strsignal(WTERMSIG(status))
+                         : std::string("internal error: the request's "
+                                       "process gave no answer")));
+  };
+
+  std::vector<char> buffer(1 << 16);
+  while (true) {
+    if (inputEnded && running.empty() && waiting.empty() && output.empty())
+      return 0;
+    std::vector<pollfd> fds;
+    bool reading = !inputEnded && output.size() < kMaxBacklog;
+    fds.push_back({in, short(reading ? POLLIN : 0), 0});
+    fds.push_back({out, short(output.empty() ? 0 : POLLOUT), 0});
+    for (const Job &job : running)
+      fds.push_back({job.fd, POLLIN, 0});
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      return 1;
+    }
+    if (fds[1].revents & (POLLOUT | POLLERR | POLLHUP)) {
+      // At most a page: a pipe that polls writable takes that much
+      // without blocking.
+      ssize_t n = ::write(out, output.data(), std::min<size_t>(output.size(), 4096));
+      if (n < 0 && errno != EINTR && errno != EAGAIN) {
+        for (Job &job : running)
+          kill(-job.pid, SIGTERM);
+        return 1;
+      }
+      if (n > 0)
+        output.erase(0, size_t(n));
+    }
+    for (size_t i = running.size(); i-- > 0;) {
+      if (!fds[2 + i].revents)
+        continue;
+      Job &job = running[i];
+      ssize_t n = ::read(job.fd, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n > 0) {
+        job.answer.append(buffer.data(), size_t(n));
+        continue;
+      }
+      ::close(job.fd);
+      finish(job);
+      running.erase(running.begin() + i);
+      start();
+    }
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      ssize_t n = ::read(in, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        inputEnded = true;
+        if (!input.empty() && !skipping)
+          onLine(input);
+        input.clear();
+        continue;
+      }
+      for (llvm::StringRef chunk(buffer.data(), size_t(n)); !chunk.empty();) {
+        size_t newline = chunk.find('\n');
+        llvm::StringRef part = chunk.take_front(newline);
+        chunk = newline == llvm::StringRef::npos ? llvm::StringRef()
+                                                 : chunk.drop_front(newline + 1);
+        if (!skipping && input.size() + part.size() > kMaxMessageBytes) {
+          skipping = true;
+          input.clear();
+          send(errorText("null", -32600,
+                         "request larger than " +
+                             std::to_string(kMaxMessageBytes) + " bytes"));
+        }
+        if (!skipping)
+          input.append(part.data(), part.size());
+        if (newline == llvm::StringRef::npos)
+          break;
+        if (!skipping)
+          onLine(input);
+        input.clear();
+        skipping = false;
+      }
+    }
+  }
 }

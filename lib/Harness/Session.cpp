@@ -44,6 +44,12 @@ namespace rt = ::tirx::runtime;
 using llvm::Expected;
 
 namespace {
+/// JSON a child computed from a payload (a view, a summary): nested as
+/// deep as the payload's loops, so bounded more loosely than requests, but
+/// bounded (a payload of 100000 nested loops must not overflow the
+/// parent's stack).
+const JSONLimits kChildJSON = {1024, size_t(1) << 30};
+
 //===----------------------------------------------------------------------===//
 // MLIR work (in the child)
 //===----------------------------------------------------------------------===//
@@ -214,12 +220,20 @@ std::string shortDigest(const std::string &digest) {
   return digest.substr(std::strlen("sha256:"), 12);
 }
 
-/// Reads the index; a damaged one is refused.
-Expected<std::vector<VersionEntry>> readEntries(const Workspace &ws) {
+/// Reads the index, with the request log (nothing is served from a
+/// damaged history: either damaged is refused) and HEAD (it must name a
+/// version, unless `checkHead` is false: checkout repairs it).
+Expected<std::vector<VersionEntry>> readEntries(const Workspace &ws,
+                                                bool checkHead = true) {
   std::vector<VersionEntry> entries;
+  std::vector<RequestRecord> requests;
   std::string error;
-  if (!ws.readIndex(entries, error))
+  if (!ws.readHistory(entries, requests, error))
     return damaged(error);
+  std::string head = ws.head();
+  if (checkHead && !head.empty() && !Workspace::find(entries, head, error))
+    return damaged(ws.path("HEAD") + ": names \"" + head +
+                   "\", not a version of this workspace (run 'tirx fsck')");
   return entries;
 }
 
@@ -393,7 +407,7 @@ Expected<Initialized> Session::init(const std::string &dir,
   ChildLimits limits;
   Expected<std::string> canonical = runIsolated(
       [&](MLIRContext &ctx) { return canonicalize(ctx, payloadText, name); },
-      limits);
+      limits, ChildAccess::None);
   if (!canonical)
     return canonical.takeError();
   std::string error;
@@ -439,6 +453,13 @@ Session::audited(llvm::StringRef command, json::Object args,
                  llvm::function_ref<Expected<Result>()> body) {
   auto started = std::chrono::steady_clock::now();
   ++requests;
+  // A request whose audit line could not be appended is not made: the
+  // audit log is checked first (a damaged one is refused, as damage).
+  // fsck runs regardless: it reports the damage itself.
+  std::string unauditable =
+      command == "fsck" ? "" : ws.appendRefusal("audit.jsonl");
+  if (!unauditable.empty())
+    return damaged(unauditable);
   Expected<Result> out = body();
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - started)
@@ -504,7 +525,7 @@ Expected<Result> Session::commit(const std::string &parentId,
             [&](MLIRContext &ctx) {
               return canonicalizeChecked(ctx, payloadText, name);
             },
-            childLimits);
+            childLimits, ChildAccess::None);
         if (!canonical)
           return canonical.takeError();
         std::string error;
@@ -563,7 +584,7 @@ Expected<Result> Session::applyLocked(const std::string &parentId,
         return applyScriptText(ctx, parentText, parent->id, scriptText,
                                scriptName, options.policy, target);
       },
-      childLimits);
+      childLimits, ChildAccess::None);
 
   Workspace::Lock lock = ws.lock(error);
   if (!lock.held())
@@ -767,10 +788,10 @@ Expected<Result> Session::diff(const std::string &from,
                                 "parse)");
               return jsonText(std::move(lines));
             },
-            childLimits);
+            childLimits, ChildAccess::None);
         if (!summaryText)
           return summaryText.takeError();
-        auto parsed = json::parse(*summaryText);
+        auto parsed = parseJSON(*summaryText, kChildJSON);
         if (!parsed)
           return parsed.takeError();
         json::Array summary = *parsed->getAsArray();
@@ -797,7 +818,7 @@ Expected<Result> Session::checkout(const std::string &version) {
                    Workspace::Lock lock = ws.lock(error);
                    if (!lock.held())
                      return refuse(RefusalCode::io_error, error);
-                   auto entries = readEntries(ws);
+                   auto entries = readEntries(ws, /*checkHead=*/false);
                    if (!entries)
                      return entries.takeError();
                    Expected<VersionEntry> e = findEntry(*entries, version);
@@ -857,15 +878,16 @@ Expected<Result> Session::view(const std::string &version,
                 return refuse(RefusalCode::view_failed,
                               "the view could not be built");
               std::string json, error;
-              if (!rt::readFile(output, json, error))
-                return refuse(RefusalCode::view_failed, error);
+              if (!rt::readFile(output, json, error)) // (no temporary name)
+                return refuse(RefusalCode::view_failed,
+                              "the view pass wrote no result");
               return json;
             },
             childLimits);
         std::remove(output.c_str());
         if (!r)
           return r.takeError();
-        auto parsed = json::parse(*r);
+        auto parsed = parseJSON(*r, kChildJSON);
         if (!parsed || !parsed->getAsObject()) {
           if (!parsed)
             llvm::consumeError(parsed.takeError());
@@ -1039,11 +1061,24 @@ Expected<Result> Session::run(const std::string &version,
     flag("--samples", options.samples);
     flag("--seed", options.seed);
     flag("--inputs", options.inputs);
-    llvm::SmallVector<llvm::StringRef> argRefs(argv.begin(), argv.end());
     std::string message;
     std::remove(feedbackFile.c_str());
-    int status = llvm::sys::ExecuteAndWait(runner, argRefs, std::nullopt, {},
-                                           0, 0, &message);
+    // The runner is limited in wall time (its launches' --timeout each,
+    // then the rest) and dies with this process; not in address space:
+    // the CUDA driver reserves the GPU's whole virtual address range.
+    // Its temporary files (mode 0600, removed) stay inside the workspace.
+    llvm::sys::fs::create_directories(ws.path("tmp"));
+    Expected<int> ran = runProgram(
+        argv,
+        childLimits.seconds
+            ? childLimits.seconds + 4 * unsigned(options.timeout.value_or(0))
+            : 0,
+        ws.path("tmp"));
+    if (!ran)
+      return ran.takeError();
+    int status = *ran;
+    if (status == 127)
+      message = runner + " could not be started";
     std::string feedbackText;
     if (!rt::readFile(feedbackFile, feedbackText, error))
       return refuse(RefusalCode::runner_failed,
@@ -1124,7 +1159,7 @@ Expected<Result> Session::exportSession() {
       if (!e.script.empty())
         step["script"] = e.script;
       if (!e.action.empty()) {
-        auto action = json::parse(e.action);
+        auto action = parseJSON(e.action);
         if (action)
           step["action"] = std::move(*action);
         else
@@ -1242,7 +1277,7 @@ Expected<Result> replaySteps(const std::vector<ReplayStep> &steps,
                                    s.script, "script of " + s.id,
                                    ScriptPolicy::Open, std::nullopt);
           },
-          limits);
+          limits, ChildAccess::None);
       if (!r) {
         Refusal refusal = toRefusal(r.takeError());
         problem = std::string(codeName(refusal.code)) + ": " + refusal.message;
@@ -1298,7 +1333,7 @@ Expected<Result> Session::exportHistory() {
         [&](MLIRContext &ctx) {
           return historyModule(ctx, ws, *entries, payloads, scripts);
         },
-        childLimits);
+        childLimits, ChildAccess::None);
     if (!text) {
       Refusal r = toRefusal(text.takeError());
       r.code = RefusalCode::workspace_damaged;
@@ -1367,10 +1402,10 @@ Expected<Result> Session::replayHistory(const std::string &historyText,
         });
         return jsonText(std::move(steps));
       },
-      limits);
+      limits, ChildAccess::None);
   if (!list)
     return list.takeError();
-  auto parsed = json::parse(*list);
+  auto parsed = parseJSON(*list, kChildJSON);
   if (!parsed || !parsed->getAsArray()) {
     if (!parsed)
       llvm::consumeError(parsed.takeError());

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -172,6 +173,38 @@ std::string headsText(const ChainHeads &heads) {
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
   return text;
+}
+
+/// Opens the chained file `p` with `flags`, refusing, with nothing written,
+/// a symlink, a file that is not regular, one with other hard links (an
+/// append would change a file outside the workspace) and one whose size is
+/// not the `bytes` chain.json records. -1 with `error` when refused.
+int openChainedFile(const std::string &p, int flags, int64_t bytes,
+                    std::string &error) {
+  int fd = ::open(p.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+                  0644);
+  if (fd < 0) {
+    error = errno == ELOOP
+                ? symlinkRefused(p)
+                : p + ": cannot be opened for append: " + std::strerror(errno);
+    return -1;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    error = p + ": is not a regular file; refused";
+  else if (st.st_nlink != 1)
+    error = p + ": has " + std::to_string(st.st_nlink) +
+            " hard links; refused (an append would change a file outside the "
+            "workspace)";
+  else if (int64_t(st.st_size) != bytes)
+    error = p + ": damaged: " + std::to_string(st.st_size) +
+            " bytes where chain.json records " + std::to_string(bytes) +
+            " (changed since the last append; run 'tirx fsck'); nothing "
+            "appended";
+  else
+    return fd;
+  ::close(fd);
+  return -1;
 }
 
 /// Reads chain.json into `heads`; false with a damage naming it.
@@ -824,37 +857,10 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
   std::string bytes = line + "\n";
 
   std::string p = path(file);
-  int fd = ::open(p.c_str(),
-                  O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
-                      O_NONBLOCK,
-                  0644);
-  if (fd < 0) {
-    error = errno == ELOOP
-                ? symlinkRefused(p)
-                : p + ": cannot be opened for append: " + std::strerror(errno);
+  int fd = openChainedFile(p, O_WRONLY | O_CREAT | O_APPEND, before.bytes,
+                           error);
+  if (fd < 0)
     return false;
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    error = p + ": is not a regular file; refused";
-    ::close(fd);
-    return false;
-  }
-  if (st.st_nlink != 1) {
-    error = p + ": has " + std::to_string(st.st_nlink) +
-            " hard links; refused (an append would change a file outside the "
-            "workspace)";
-    ::close(fd);
-    return false;
-  }
-  if (int64_t(st.st_size) != before.bytes) {
-    error = p + ": damaged: " + std::to_string(st.st_size) +
-            " bytes where chain.json records " + std::to_string(before.bytes) +
-            " (changed since the last append; run 'tirx fsck'); nothing "
-            "appended";
-    ::close(fd);
-    return false;
-  }
   // One write() of the whole line: with O_APPEND it lands at the end intact.
   ssize_t n = ::write(fd, bytes.data(), bytes.size());
   bool ok = n == ssize_t(bytes.size()) && ::fsync(fd) == 0;
@@ -874,6 +880,28 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
   }
   ::close(fd);
   return ok;
+}
+
+std::string Workspace::appendRefusal(const std::string &file) const {
+  std::string error;
+  Lock reading;
+  if (!readLock(reading, error))
+    return error;
+  std::vector<Damage> damages;
+  ChainHeads heads;
+  if (!readHeads(root, heads, damages)) {
+    fail(damages, error);
+    return error;
+  }
+  std::string p = path(file);
+  if (heads[file].bytes == 0 && ::access(p.c_str(), F_OK) != 0 &&
+      errno == ENOENT)
+    return "";
+  int fd = openChainedFile(p, O_RDONLY, heads[file].bytes, error);
+  if (fd < 0)
+    return error;
+  ::close(fd);
+  return "";
 }
 
 bool Workspace::appendVersion(const VersionEntry &entry,
@@ -1009,12 +1037,38 @@ bool Workspace::writeLock(Lock &writing, std::string &error) const {
   return writing.held();
 }
 
+namespace {
+/// Exclusive locks this process holds, on any workspace, and the signal
+/// mask from before the first.
+int exclusiveLocks = 0;
+sigset_t maskBefore;
+
+/// While a process holds a workspace exclusively it writes (a line, then
+/// chain.json): SIGTERM, SIGINT and SIGHUP wait until it lets go, so that a
+/// request cancelled or interrupted then (tirx serve's cancel, Ctrl-C) ends
+/// after a whole append, never between a line and its head.
+void deferSignals(bool hold) {
+  if (hold && exclusiveLocks++ == 0) {
+    sigset_t deferred;
+    sigemptyset(&deferred);
+    sigaddset(&deferred, SIGTERM);
+    sigaddset(&deferred, SIGINT);
+    sigaddset(&deferred, SIGHUP);
+    sigprocmask(SIG_BLOCK, &deferred, &maskBefore);
+  } else if (!hold && --exclusiveLocks == 0) {
+    sigprocmask(SIG_SETMASK, &maskBefore, nullptr);
+  }
+}
+} // namespace
+
 Workspace::Lock::Lock(int fd, std::string root, bool shared)
     : fd(fd), root(std::move(root)), shared(shared) {
   Held &held = locksHeld()[this->root];
   ++held.count;
-  if (!shared)
+  if (!shared) {
     ++held.exclusive;
+    deferSignals(true);
+  }
 }
 
 Workspace::Lock::Lock(Lock &&other)
@@ -1038,11 +1092,13 @@ void Workspace::Lock::release() {
     return;
   Held &held = locksHeld()[root];
   --held.count;
-  if (!shared)
-    --held.exclusive;
   ::flock(fd, LOCK_UN);
   ::close(fd);
   fd = -1;
+  if (!shared) {
+    --held.exclusive;
+    deferSignals(false);
+  }
 }
 
 Workspace::Lock::~Lock() { release(); }

@@ -6,6 +6,7 @@
 
 #include "tirx/Support/JSON.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -98,4 +99,109 @@ std::string mlir::tirx::compactJSON(const llvm::json::Value &v) {
   llvm::raw_string_ostream os(s);
   os << v;
   return s;
+}
+
+namespace {
+size_t skipSpace(llvm::StringRef text, size_t i) {
+  while (i < text.size() && llvm::StringRef(" \t\r\n").contains(text[i]))
+    ++i;
+  return i;
+}
+
+/// The end of the string starting at `i` (a '"'), or npos.
+size_t skipString(llvm::StringRef text, size_t i) {
+  for (++i; i < text.size(); ++i) {
+    if (text[i] == '\\')
+      ++i;
+    else if (text[i] == '"')
+      return i + 1;
+  }
+  return llvm::StringRef::npos;
+}
+
+/// The end of the value starting at `i` (strings, brackets and scalars,
+/// not validated: the parser does that), or npos.
+size_t skipValue(llvm::StringRef text, size_t i) {
+  if (i >= text.size())
+    return llvm::StringRef::npos;
+  if (text[i] == '"')
+    return skipString(text, i);
+  if (text[i] != '[' && text[i] != '{') {
+    while (i < text.size() && !llvm::StringRef(",]} \t\r\n").contains(text[i]))
+      ++i;
+    return i;
+  }
+  size_t depth = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      i = skipString(text, i);
+      if (i == llvm::StringRef::npos)
+        return i;
+      --i;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
+/// A JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool isNumberToken(llvm::StringRef t) {
+  size_t i = 0, n = t.size();
+  auto digits = [&] {
+    size_t start = i;
+    while (i < n && llvm::isDigit(t[i]))
+      ++i;
+    return i > start;
+  };
+  if (i < n && t[i] == '-')
+    ++i;
+  if (i < n && t[i] == '0')
+    ++i;
+  else if (!digits())
+    return false;
+  if (i < n && t[i] == '.' && (++i, !digits()))
+    return false;
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < n && (t[i] == '+' || t[i] == '-'))
+      ++i;
+    if (!digits())
+      return false;
+  }
+  return i == n;
+}
+} // namespace
+
+std::optional<std::pair<size_t, size_t>>
+mlir::tirx::numberMember(llvm::StringRef text, llvm::StringRef key) {
+  constexpr size_t npos = llvm::StringRef::npos;
+  size_t i = skipSpace(text, 0);
+  if (i >= text.size() || text[i] != '{')
+    return std::nullopt;
+  std::optional<std::pair<size_t, size_t>> found;
+  for (i = skipSpace(text, i + 1); i < text.size() && text[i] == '"';) {
+    size_t keyEnd = skipString(text, i);
+    if (keyEnd == npos)
+      return std::nullopt;
+    llvm::StringRef name = text.slice(i + 1, keyEnd - 1);
+    i = skipSpace(text, keyEnd);
+    if (i >= text.size() || text[i] != ':')
+      return std::nullopt;
+    size_t begin = skipSpace(text, i + 1), end = skipValue(text, begin);
+    if (end == npos)
+      return std::nullopt;
+    // The last member of a name is the one a parser keeps.
+    if (name == key)
+      found = isNumberToken(text.slice(begin, end))
+                  ? std::optional(std::make_pair(begin, end))
+                  : std::nullopt;
+    i = skipSpace(text, end);
+    if (i < text.size() && text[i] == ',')
+      i = skipSpace(text, i + 1);
+  }
+  return found;
 }

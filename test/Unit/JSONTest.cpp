@@ -108,3 +108,33 @@ TEST(JSONTest, ValidJSONParsesAndSyntaxErrorsPassThrough) {
 }
 
 } // namespace
+
+namespace {
+/// The text of the top-level number member `key`, or "-" when none.
+std::string numberText(const std::string &text, const char *key = "id") {
+  auto span = numberMember(text, key);
+  return span ? text.substr(span->first, span->second - span->first) : "-";
+}
+
+TEST(JSONTest, NumberMemberFindsTheTopLevelNumberExactly) {
+  EXPECT_EQ(numberText(R"({"jsonrpc":"2.0","id":1e400,"method":"ping"})"),
+            "1e400");
+  EXPECT_EQ(numberText(R"( { "id" : 12345678901234567890123 } )"),
+            "12345678901234567890123");
+  EXPECT_EQ(numberText(R"({"a":{"id":1},"b":["id",2],"id":-0.5E+3})"),
+            "-0.5E+3");
+  // Nested ids, strings, and malformed numbers are not top-level numbers.
+  EXPECT_EQ(numberText(R"({"a":{"id":1}})"), "-");
+  EXPECT_EQ(numberText(R"({"id":"7"})"), "-");
+  EXPECT_EQ(numberText(R"({"id":01})"), "-");
+  EXPECT_EQ(numberText(R"({"id":1.})"), "-");
+  EXPECT_EQ(numberText(R"({"id":--1})"), "-");
+  EXPECT_EQ(numberText(R"([1])"), "-");
+  // The last of two members of one name is the one parsers keep.
+  EXPECT_EQ(numberText(R"({"id":1,"id":2})"), "2");
+  EXPECT_EQ(numberText(R"({"x":"\"id\":3","id":4})"), "4");
+  // A deep or unterminated text is not a crash.
+  EXPECT_EQ(numberText("{\"a\":" + std::string(100000, '[')), "-");
+  EXPECT_EQ(numberText("{\"a\":\"" + std::string(10, '\\')), "-");
+}
+} // namespace

@@ -15,10 +15,19 @@
 #include "tirx/Harness/Session.h"
 #include "tirx/InitAllTIRx.h"
 #include "tirx/Support/Refusal.h"
+// The isolation of MLIR work is internal to the harness library.
+#include "../../lib/Harness/Isolation.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tirx;
@@ -73,6 +82,10 @@ TEST(Refusal, EveryCodeHasOneName) {
   EXPECT_FALSE(codeNamed("no_such_code"));
   EXPECT_EQ(kindOf(RefusalCode::workspace_damaged), RefusalKind::Damaged);
   EXPECT_EQ(kindOf(RefusalCode::resource_limit), RefusalKind::Limit);
+  // A cancelled request may succeed another time: never remembered, exit 4.
+  EXPECT_EQ(codeNamed("cancelled"), RefusalCode::cancelled);
+  EXPECT_EQ(kindOf(RefusalCode::cancelled), RefusalKind::Limit);
+  EXPECT_EQ(exitStatusOf(Refusal(RefusalCode::cancelled, "")), 4);
 }
 
 TEST(Refusal, JSONRoundTrip) {
@@ -209,5 +222,64 @@ TEST(Session, RecipeOrderIsCheckedBeforeAnythingRuns) {
   llvm::Expected<Result> log = s.log();
   ASSERT_TRUE(bool(log));
   EXPECT_EQ(log->data.getArray("versions")->size(), 1u);
+}
+} // namespace
+
+namespace {
+/// Whether `path` can be opened with `flags` from a child that runs with
+/// `access`: "opened", or the refusal's message.
+std::string openInChild(const std::string &path, int flags,
+                        ChildAccess access) {
+  llvm::Expected<std::string> r = runIsolated(
+      [&](MLIRContext &) -> llvm::Expected<std::string> {
+        int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0600);
+        if (fd < 0)
+          return refuse(RefusalCode::internal,
+                        std::string("open: ") + std::strerror(errno));
+        ::close(fd);
+        return std::string("opened");
+      },
+      ChildLimits(), access);
+  return r ? *r : toRefusal(r.takeError()).message;
+}
+
+TEST(Isolation, ScriptWorkIsDeniedFilesAndPrograms) {
+  ScratchDir dir;
+  std::string file = dir.workspace() + "-written";
+  // With files allowed (views, lowering), the child writes.
+  EXPECT_EQ(openInChild(file, O_WRONLY | O_CREAT, ChildAccess::Files),
+            "opened");
+  ::unlink(file.c_str());
+  // Script work may not write, create or read any file, whatever pass or
+  // op the script names, nor run a program.
+  EXPECT_EQ(openInChild(file, O_WRONLY | O_CREAT, ChildAccess::None),
+            "open: Operation not permitted");
+  EXPECT_FALSE(llvm::sys::fs::exists(file));
+  EXPECT_EQ(openInChild("/etc/passwd", O_RDONLY, ChildAccess::None),
+            "open: Operation not permitted");
+  llvm::Expected<std::string> exec = runIsolated(
+      [&](MLIRContext &) -> llvm::Expected<std::string> {
+        char *argv[] = {const_cast<char *>("/bin/true"), nullptr};
+        execv(argv[0], argv);
+        return std::string(std::strerror(errno));
+      },
+      ChildLimits(), ChildAccess::None);
+  ASSERT_TRUE(bool(exec)) << toRefusal(exec.takeError()).message;
+  EXPECT_EQ(*exec, "Operation not permitted");
+}
+
+TEST(Isolation, ProgramPastItsWallTimeIsKilledAsALimit) {
+  auto started = std::chrono::steady_clock::now();
+  llvm::Expected<int> r = runProgram({"/bin/sleep", "30"}, 1);
+  ASSERT_FALSE(bool(r));
+  Refusal refusal = toRefusal(r.takeError());
+  EXPECT_EQ(refusal.code, RefusalCode::resource_limit);
+  EXPECT_EQ(refusal.message,
+            "sleep ran past its wall-time limit of 1 s and was killed");
+  EXPECT_LT(std::chrono::steady_clock::now() - started,
+            std::chrono::seconds(10));
+  llvm::Expected<int> exited = runProgram({"/bin/sh", "-c", "exit 3"}, 5);
+  ASSERT_TRUE(bool(exited));
+  EXPECT_EQ(*exited, 3);
 }
 } // namespace

@@ -16,6 +16,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fcntl.h>
 #include <fstream>
@@ -141,3 +142,42 @@ TEST(WorkspaceTest, SecondLockInOneProcessIsRefused) {
 }
 
 } // namespace
+
+TEST(WorkspaceTest, TerminationWaitsForTheExclusiveLock) {
+  // A request cancelled (tirx serve sends SIGTERM) or interrupted (Ctrl-C)
+  // while it appends must end after the append, never between a line and
+  // chain.json: the exclusive lock defers SIGTERM, SIGINT and SIGHUP.
+  ScratchDir scratch;
+  std::string error;
+  auto ws = Workspace::create(scratch.workspace(), "sm_90", "", error);
+  ASSERT_TRUE(ws) << error;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string e;
+    Workspace::Lock lock = ws->lock(e);
+    kill(getpid(), SIGTERM);
+    // Still alive under the lock: it appends.
+    bool appended = ws->appendAudit(llvm::json::Object{{"command", "x"}}, e);
+    (void)!write(fds[1], appended ? "appended " : "failed ", appended ? 9 : 7);
+    lock.release(); // the deferred SIGTERM ends the process here
+    (void)!write(fds[1], "after", 5);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string said;
+  char buffer[64];
+  ssize_t n;
+  while ((n = read(fds[0], buffer, sizeof(buffer))) > 0)
+    said.append(buffer, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_EQ(said, "appended ");
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_TRUE(ws->check().empty()) << ws->check().front().message();
+}

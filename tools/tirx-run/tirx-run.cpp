@@ -43,6 +43,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,11 +187,16 @@ Options parseArgs(int argc, char **argv) {
   return o;
 }
 
+/// A fresh file (mode 0600) in $TMPDIR (tirx sets it to the workspace's
+/// tmp/), else /tmp; its user removes it.
 std::string tempPath() {
-  char path[] = "/tmp/tirx-run-XXXXXX";
-  int fd = mkstemp(path);
+  const char *dir = std::getenv("TMPDIR");
+  std::string path =
+      std::string(dir && *dir ? dir : "/tmp") + "/tirx-run-XXXXXX";
+  int fd = mkstemp(path.data());
   if (fd < 0)
-    badInput("cannot create a temporary file");
+    badInput("cannot create a temporary file in " +
+             path.substr(0, path.rfind('/')));
   close(fd);
   return path;
 }
@@ -218,6 +224,8 @@ int runIsolated(double timeout, const std::function<int(int busyFd)> &work,
     badInput("fork() failed");
   if (pid == 0) {
     close(pipefd[0]);
+    // Killed with tirx-run (which tirx kills with itself).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     int code = work(pipefd[1]);
     std::cout.flush();
     std::cerr.flush();

@@ -8,11 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Serve.h"
-
 #include "tirx/Harness/Auto.h"
 #include "tirx/Harness/Profile.h"
 #include "tirx/Harness/Report.h"
+#include "tirx/Harness/Mcp.h"
 #include "tirx/Harness/Session.h"
 #include "tirx/Tune/Tune.h"
 #include "tirx/Version.h"
@@ -25,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <unistd.h>
 #include <iostream>
 #include <map>
 #include <set>
@@ -71,7 +71,9 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  one self-contained HTML page: version tree with
                                  times and speed-ups, roofline, kernel shares,
                                  refusals, the best schedule (docs/report.md)
-  serve                          MCP (JSON-RPC 2.0) over stdio
+  serve                          MCP (JSON-RPC 2.0) over stdio; tools/call
+                                 requests run in worker processes, so the
+                                 server answers (and cancels) meanwhile
   tune vN [--budget N] [--time S] [--policy evolutionary|mcts|random|greedy]
          [--seed N] [--db FILE] [--compile-only] [--jobs N] [--top-k K] [--batch N]
          [--measure worker|run] [--runner TIRX-RUN]
@@ -88,7 +90,8 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   --json            machine-readable output
   --actor NAME      who asks (default: $TIRX_ACTOR, else $USER); --session ID likewise
   --child-seconds S, --child-memory-mb M
-                    limits of every MLIR child process (default 300 s, 16384 MiB)
+                    limits of every child process: MLIR work (default
+                    300 s, 16384 MiB), tirx-run (the seconds, plus 4x --timeout)
   --version         the TIRx version
 exit status: 0 done, 1 refused, 2 usage, 3 workspace damaged, 4 resource limit
 )";
@@ -155,6 +158,24 @@ llvm::Error runFlags(const Invocation &inv, RunOptions &options) {
       *field = *n;
     }
   return llvm::Error::success();
+}
+
+/// --child-seconds and --child-memory-mb over the defaults.
+Expected<ChildLimits> childLimits(const Invocation &inv) {
+  ChildLimits limits;
+  if (inv.has("--child-seconds")) {
+    Expected<int64_t> n = intOption(inv, "--child-seconds");
+    if (!n)
+      return n.takeError();
+    limits.seconds = unsigned(*n);
+  }
+  if (inv.has("--child-memory-mb")) {
+    Expected<int64_t> n = intOption(inv, "--child-memory-mb");
+    if (!n)
+      return n.takeError();
+    limits.addressSpaceBytes = uint64_t(*n) << 20;
+  }
+  return limits;
 }
 
 Expected<Result> written(Expected<Result> result, const std::string &path) {
@@ -383,18 +404,10 @@ Expected<Result> dispatch(const Invocation &inv) {
   Expected<Session> s = Session::open(inv.workspace, inv.who);
   if (!s)
     return s.takeError();
-  if (inv.has("--child-seconds")) {
-    Expected<int64_t> n = intOption(inv, "--child-seconds");
-    if (!n)
-      return n.takeError();
-    s->limits().seconds = unsigned(*n);
-  }
-  if (inv.has("--child-memory-mb")) {
-    Expected<int64_t> n = intOption(inv, "--child-memory-mb");
-    if (!n)
-      return n.takeError();
-    s->limits().addressSpaceBytes = uint64_t(*n) << 20;
-  }
+  Expected<ChildLimits> limits = childLimits(inv);
+  if (!limits)
+    return limits.takeError();
+  s->limits() = *limits;
   unsigned before = s->requestCount();
   Expected<Result> out = runOn(*s, inv);
   // A request the front door refused (bad arguments, unreadable input) is
@@ -505,7 +518,12 @@ int TIRX_MAIN(int argc, char **argv) {
     std::cerr << kHelp;
     return 2;
   }
-  if (inv.command == "serve")
-    return serve(inv.workspace, inv.who);
+  if (inv.command == "serve") {
+    Expected<ChildLimits> limits = childLimits(inv);
+    if (!limits)
+      return print(inv, limits.takeError());
+    return McpServer(inv.workspace, inv.who, *limits)
+        .serve(STDIN_FILENO, STDOUT_FILENO);
+  }
   return print(inv, dispatch(inv));
 }

@@ -159,6 +159,9 @@ public:
   bool appendVersion(const VersionEntry &entry, std::string &error) const;
   bool appendRequest(const RequestRecord &record, std::string &error) const;
   bool appendAudit(const llvm::json::Object &line, std::string &error) const;
+  /// Why an append to the chained file `file` would be refused (see
+  /// appendVersion), or "" when it would not; nothing is written.
+  std::string appendRefusal(const std::string &file) const;
 
   /// HEAD's content, trimmed ("" when missing, unreadable or a symlink).
   std::string head() const;

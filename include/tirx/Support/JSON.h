@@ -20,6 +20,8 @@
 #include "llvm/Support/JSON.h"
 
 #include <cstddef>
+#include <optional>
+#include <utility>
 
 namespace mlir {
 namespace tirx {
@@ -48,6 +50,13 @@ std::string checkJSONLimits(llvm::StringRef text,
 
 /// `v` as compact JSON text (object keys sorted, as llvm::json prints).
 std::string compactJSON(const llvm::json::Value &v);
+/// Where the value of the top-level member `key` of the object `text` lies,
+/// as [begin, end) byte offsets, when that value is a JSON number token:
+/// JSON-RPC answers must echo a request's id exactly, and a number such as
+/// 12345678901234567890123 or 1e400 does not survive a round trip through
+/// a double. nullopt when `text` is not an object or has no such number.
+std::optional<std::pair<size_t, size_t>> numberMember(llvm::StringRef text,
+                                                      llvm::StringRef key);
 
 } // namespace tirx
 } // namespace mlir

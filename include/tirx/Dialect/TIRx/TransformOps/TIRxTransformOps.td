@@ -96,7 +96,8 @@ def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic",
     "properties": {"elements_per_thread": {"type": "array", "minItems": 1, "maxItems": 3,
       "items": {"type": "integer", "minimum": 0},
       "description": "elements each thread computes along each loop of the block's tile"},
-     "max_threads": {"type": "integer", "minimum": 32, "maximum": 1024, "default": 1024}}},
+     "max_threads": {"type": "integer", "minimum": 32, "maximum": 1024, "default": 1024,
+      "description": "the most threads a block may have"}}},
    "preconditions": ["the target is inside a forall mapped to blocks (tile_to_blocks first)",
                      "each count divides its loop's extent in the block's tile",
                      "threads per block = tile / elements is a multiple of 32 and at most max_threads"]}
@@ -168,7 +169,8 @@ def TIRx_VectorizeOp : TIRx_TransformOp<"vectorize", "linalg.generic", [{
 
 def TIRx_UnrollOp : TIRx_TransformOp<"unroll", "scf.for", [{
   {"params": {"type": "object", "required": ["factor"], "additionalProperties": false,
-    "properties": {"factor": {"type": "integer", "minimum": 2, "maximum": 64}}},
+    "properties": {"factor": {"type": "integer", "minimum": 2, "maximum": 64,
+      "description": "how many iterations each unrolled iteration holds"}}},
    "preconditions": ["the target is an scf.for with a static trip count",
                      "factor divides the trip count (no tail is left)"]}
 }], [], /*functional=*/0> {
