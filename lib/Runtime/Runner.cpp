@@ -211,6 +211,14 @@ struct DeviceBuffer {
   size_t bytes = 0;
   explicit DeviceBuffer(size_t n) : bytes(n) {
     CU(cuMemAlloc(&ptr, std::max<size_t>(n, 16)));
+    // The bundle ABI: kernels were compiled assuming this alignment of
+    // every buffer (cuMemAlloc guarantees 256 bytes or more).
+    if (ptr % kBundleBufferAlignment != 0) {
+      driver().cuMemFree(ptr);
+      throw CudaError{"cuMemAlloc returned an address that is not " +
+                      std::to_string(kBundleBufferAlignment) +
+                      "-byte aligned, which the bundle ABI promises"};
+    }
   }
   ~DeviceBuffer() {
     if (ptr)
@@ -263,8 +271,10 @@ struct LoadedBundle {
       driver().cuModuleUnload(m);
   }
 
-  /// Enqueues every launch of one run on the default stream.
-  void launch(const std::vector<std::unique_ptr<DeviceBuffer>> &buffers) {
+  /// Enqueues every launch of one run on the default stream; `scalars`
+  /// holds each scalar parameter's value (scalarValues).
+  void launch(const std::vector<std::unique_ptr<DeviceBuffer>> &buffers,
+              const std::vector<double> &scalars) {
     const Manifest &m = *manifest;
     for (size_t i = 0; i < m.kernels.size(); ++i) {
       const Kernel &k = m.kernels[i];
@@ -283,7 +293,7 @@ struct LoadedBundle {
           std::memcpy(slot, &p, sizeof(p));
         } else {
           ElementType type = arg.param ? m.params[*arg.param].type : arg.type;
-          double value = arg.param ? m.params[*arg.param].value : arg.value;
+          double value = arg.param ? scalars[*arg.param] : arg.value;
           switch (type) {
           case ElementType::f32: { float v = float(value); std::memcpy(slot, &v, 4); break; }
           case ElementType::f64: std::memcpy(slot, &value, 8); break;
@@ -476,7 +486,8 @@ std::string compareSignatures(const Manifest &c, const Manifest &r) {
       return where + ": kind or element type differs from the reference";
     if (a.isBuffer && (a.shape != b.shape || a.role != b.role))
       return where + ": shape or role differs from the reference";
-    if (!a.isBuffer && a.value != b.value)
+    if (!a.isBuffer &&
+        (a.seeded != b.seeded || (!a.seeded && a.value != b.value)))
       return where + ": scalar value differs from the reference";
   }
   return "";
@@ -547,6 +558,7 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
     // The last input set's images: what the timed launches run on and are
     // checked against.
     std::vector<std::vector<uint8_t>> host, got, want;
+    std::vector<double> scalars; // the input set's scalar parameters
     int64_t lastSetLaunch = 0;
     std::string lastSetName;
     f.inputsUnchanged = true;
@@ -568,9 +580,10 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
       std::string setName = "input set " + std::to_string(s) + ", seed " +
                             std::to_string(seed);
       host = makeInputs(candidate, seed);
+      scalars = scalarValues(candidate, seed);
       upload(buffers, host);
       poisonScratch(candidate, buffers);
-      cand.launch(buffers);
+      cand.launch(buffers, scalars);
       synchronize(options);
       ++launches;
       f.checkedLaunches.push_back(launches);
@@ -583,7 +596,7 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
         continue;
       upload(refBuffers, host);
       poisonScratch(*reference, refBuffers);
-      ref->launch(refBuffers);
+      ref->launch(refBuffers, scalars);
       synchronize(options);
       want = download(*reference, refBuffers);
       // The ghost: the same inputs with no launch at all (what the buffers
@@ -689,7 +702,7 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
     DeviceBuffer flush(flushBytes);
     for (int i = 0; i < options.warmup; ++i) {
       prepare();
-      cand.launch(buffers);
+      cand.launch(buffers, scalars);
       ++launches;
     }
     synchronize(options);
@@ -698,7 +711,7 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
       CU(cuMemsetD32Async(flush.ptr, salt, flushBytes / 4, nullptr));
       Event start, stop;
       CU(cuEventRecord(start.e, nullptr));
-      cand.launch(buffers);
+      cand.launch(buffers, scalars);
       CU(cuEventRecord(stop.e, nullptr));
       ++launches;
       if (options.busy)

@@ -20,6 +20,7 @@ export_bundle rowsum-ref "$ex/rowsum.mlir" --tirx-map-reference
 export_bundle rmsnorm-ref "$ex/rmsnorm.mlir" --tirx-map-reference
 export_bundle softmax-ref "$ex/softmax.mlir" --tirx-map-reference
 export_bundle layernorm-ref "$ex/layernorm.mlir" --tirx-map-reference
+export_bundle prime-saxpy-ref "$ex/prime-saxpy.mlir" --tirx-map-reference
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"
@@ -41,7 +42,8 @@ from_recipe() { # name payload recipe: the recipe's last version, exported
 }
 for recipe in "$ex"/recipes/*.json; do
   payload=$(basename "$recipe" .json)
-  payload=$ex/${payload%%-*}.mlir   # saxpy-vec4.json -> saxpy.mlir
+  # prime-saxpy.json -> prime-saxpy.mlir; saxpy-vec4.json -> saxpy.mlir
+  [ -f "$ex/$payload.mlir" ] && payload=$ex/$payload.mlir || payload=$ex/${payload%%-*}.mlir
   from_recipe "recipe-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
 # The benchmarks' other schedules and sizes (examples/bench/*-bench.sh):
