@@ -539,7 +539,10 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   if (ranges[inner] >= width)
     for (OpOperand &operand : linalgOp->getOpOperands()) {
       auto memref = dyn_cast<MemRefType>(operand.get().getType());
+      // Global memory: the bundle's buffers. (A tile staged in shared
+      // memory is read as alignment allows.)
       if (!memref || !memref.getElementType().isIntOrFloat() ||
+          tirx::memorySpaceName(memref) != "global" ||
           (linalgOp.isDpsInput(&operand) &&
            !linalgOp.getMatchingIndexingMap(&operand).isFunctionOfDim(inner)))
         continue;
@@ -658,7 +661,8 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       threadLoop->walk([&](Operation *op) {
         auto check = [&](auto access, VectorType type) {
           if (type.getNumElements() != width ||
-              !type.getElementType().isIntOrFloat())
+              !type.getElementType().isIntOrFloat() ||
+              tirx::memorySpaceName(access.getBase().getType()) != "global")
             return;
           uint64_t element =
               std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace tirx {
@@ -52,6 +53,27 @@ std::optional<Range> solverRange(DataFlowSolver &solver, Value v) {
 std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
                                 Operation *at, unsigned depth);
 
+// Interval arithmetic that says "unknown" rather than wrap around: a range
+// that overflowed int64 would look small and in bounds.
+std::optional<Range> addRanges(Range a, Range b) {
+  Range r;
+  if (llvm::AddOverflow(a.lo, b.lo, r.lo) || llvm::AddOverflow(a.hi, b.hi, r.hi))
+    return std::nullopt;
+  return r;
+}
+std::optional<Range> subRanges(Range a, Range b) {
+  Range r;
+  if (llvm::SubOverflow(a.lo, b.hi, r.lo) || llvm::SubOverflow(a.hi, b.lo, r.hi))
+    return std::nullopt;
+  return r;
+}
+std::optional<Range> scaleRange(Range a, int64_t c) { // c >= 0
+  Range r;
+  if (llvm::MulOverflow(a.lo, c, r.lo) || llvm::MulOverflow(a.hi, c, r.hi))
+    return std::nullopt;
+  return r;
+}
+
 /// An affine expression's range from its operands' ranges (sums and
 /// products by non-negative constants; anything else is unknown).
 std::optional<Range> exprRange(DataFlowSolver &solver, AffineExpr e,
@@ -70,13 +92,13 @@ std::optional<Range> exprRange(DataFlowSolver &solver, AffineExpr e,
     auto a = exprRange(solver, bin.getLHS(), dims, syms, at, depth);
     auto b = exprRange(solver, bin.getRHS(), dims, syms, at, depth);
     if (a && b)
-      return Range{a->lo + b->lo, a->hi + b->hi};
+      return addRanges(*a, *b);
   }
   if (e.getKind() == AffineExprKind::Mul)
     if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
       if (c.getValue() >= 0)
         if (auto a = exprRange(solver, bin.getLHS(), dims, syms, at, depth))
-          return Range{a->lo * c.getValue(), a->hi * c.getValue()};
+          return scaleRange(*a, c.getValue());
   return std::nullopt;
 }
 
@@ -100,12 +122,12 @@ std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
       auto a = valueRange(solver, add.getLhs(), at, depth + 1);
       auto b = valueRange(solver, add.getRhs(), at, depth + 1);
       if (a && b)
-        return Range{a->lo + b->lo, a->hi + b->hi};
+        return addRanges(*a, *b);
     } else if (auto sub = dyn_cast<arith::SubIOp>(op)) {
       auto a = valueRange(solver, sub.getLhs(), at, depth + 1);
       auto b = valueRange(solver, sub.getRhs(), at, depth + 1);
       if (a && b)
-        return Range{a->lo - b->hi, a->hi - b->lo};
+        return subRanges(*a, *b);
     } else if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
       AffineMap map = apply.getAffineMap();
       ValueRange operands = apply.getMapOperands();
@@ -131,10 +153,16 @@ std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
             known = false;
             break;
           }
-          total.lo += r->lo * stride;
-          total.hi += r->hi * stride;
-          if (i > 0)
-            stride *= basis[basis.size() - (n - i)];
+          std::optional<Range> scaled = scaleRange(*r, stride);
+          std::optional<Range> sum =
+              scaled ? addRanges(total, *scaled) : std::nullopt;
+          if (!sum || (i > 0 && llvm::MulOverflow(
+                                    stride, basis[basis.size() - (n - i)],
+                                    stride))) {
+            known = false;
+            break;
+          }
+          total = *sum;
         }
         if (known)
           return total;
@@ -148,7 +176,7 @@ std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
       }
       if (c && *c >= 0)
         if (auto a = valueRange(solver, other, at, depth + 1))
-          return Range{a->lo * *c, a->hi * *c};
+          return scaleRange(*a, *c);
     }
   }
   return solverRange(solver, v);
@@ -615,11 +643,7 @@ struct CheckBoundsPass
           std::optional<Range> r = rangeOf(solver, index, a.op);
           std::string problem;
           bool intervalFails =
-              !r || r->lo < 0 || r->hi + span > extent - 1;
-          if (getenv("TIRX_DEBUG_BOUNDS"))
-            llvm::errs() << "bounds: " << irPath(a.op) << " interval "
-                         << (r ? std::to_string(r->lo) + ".." + std::to_string(r->hi) : "none")
-                         << " fails " << intervalFails << "\n";
+              !r || r->lo < 0 || r->hi > extent - 1 - span;
           if (ShapedType::isDynamic(extent))
             problem = "dimension " + std::to_string(d) + " has no static size";
           else if (intervalFails &&
@@ -627,7 +651,7 @@ struct CheckBoundsPass
             problem.clear(); // proven under the guards around the access
           else if (!r)
             problem = "index " + std::to_string(d) + " has no known range";
-          else if (r->lo < 0 || r->hi + span > extent - 1)
+          else if (r->lo < 0 || r->hi > extent - 1 - span)
             problem = "index " + std::to_string(d) + " lies in [" +
                       std::to_string(r->lo) + ", " +
                       std::to_string(r->hi + span) +

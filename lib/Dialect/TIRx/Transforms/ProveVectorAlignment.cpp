@@ -232,30 +232,12 @@ static uint64_t offsetDivisor(Value memref, unsigned depth = 0) {
   return divisor;
 }
 
-uint64_t mlir::tirx::proveViewAlignment(Value memref, int64_t innerMultiple) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  if (!type || !type.getElementType().isIntOrFloat() || type.getRank() == 0)
-    return 1;
-  uint64_t elementBytes =
-      std::max<uint64_t>(type.getElementTypeBitWidth() / 8, 1);
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return 1;
-  uint64_t divisor = offsetDivisor(memref);
-  for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
-    uint64_t stride =
-        ShapedType::isDynamic(strides[d]) ? 1 : lowBit(strides[d]);
-    if (d + 1 == e)
-      divisor = std::min(divisor, mulDivisors(lowBit(innerMultiple), stride));
-    else if (type.getDimSize(d) != 1)
-      divisor = std::min(divisor, stride);
-  }
-  return std::max<uint64_t>(
-      std::min(baseAlignment(memref), mulDivisors(divisor, elementBytes)), 1);
-}
-
-uint64_t mlir::tirx::proveAccessAlignment(Value memref, ValueRange indices) {
+/// The byte alignment of an access to `memref` whose element offset is its
+/// layout offset plus, per dimension d, a multiple of `term(d, s)` (s: the
+/// power of two dividing the stride of d), as far as it is proven.
+static uint64_t
+alignmentOf(Value memref,
+            llvm::function_ref<uint64_t(unsigned, uint64_t)> term) {
   auto type = dyn_cast<MemRefType>(memref.getType());
   if (!type || !type.getElementType().isIntOrFloat())
     return 1;
@@ -265,17 +247,33 @@ uint64_t mlir::tirx::proveAccessAlignment(Value memref, ValueRange indices) {
   int64_t offset = 0;
   if (failed(type.getStridesAndOffset(strides, offset)))
     return 1;
-
-  // Linear element offset = offset + sum(index_i * stride_i).
   uint64_t divisor = offsetDivisor(memref);
-  for (auto [index, stride] : llvm::zip(indices, strides)) {
-    uint64_t strideDivisor = ShapedType::isDynamic(stride) ? 1 : lowBit(stride);
-    divisor = std::min(divisor,
-                       mulDivisors(knownDivisor(index, 0), strideDivisor));
-  }
-  uint64_t proven =
-      std::min(baseAlignment(memref), mulDivisors(divisor, elementBytes));
-  return std::max<uint64_t>(proven, 1);
+  for (auto [d, stride] : llvm::enumerate(strides))
+    divisor = std::min(
+        divisor, term(d, ShapedType::isDynamic(stride) ? 1 : lowBit(stride)));
+  return std::max<uint64_t>(
+      std::min(baseAlignment(memref), mulDivisors(divisor, elementBytes)), 1);
+}
+
+uint64_t mlir::tirx::proveViewAlignment(Value memref, int64_t innerMultiple) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getRank() == 0)
+    return 1;
+  unsigned inner = type.getRank() - 1;
+  return alignmentOf(memref, [&](unsigned d, uint64_t stride) -> uint64_t {
+    if (d == inner)
+      return mulDivisors(lowBit(innerMultiple), stride);
+    return type.getDimSize(d) == 1 ? kCap : stride; // index 0 only
+  });
+}
+
+uint64_t mlir::tirx::proveAccessAlignment(Value memref, ValueRange indices) {
+  // Linear element offset = offset + sum(index_i * stride_i).
+  return alignmentOf(memref, [&](unsigned d, uint64_t stride) -> uint64_t {
+    return d < indices.size()
+               ? mulDivisors(knownDivisor(indices[d], 0), stride)
+               : kCap;
+  });
 }
 
 void mlir::tirx::annotateVectorAlignment(Operation *root) {

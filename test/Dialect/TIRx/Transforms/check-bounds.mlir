@@ -125,7 +125,8 @@ func.func @min_bounded(%x: memref<1000003xf32>) {
 
 // -----
 
-// The same with one element too many: min(1025, ...) is not proven.
+// The same with one element too many: min(1025, ...) is not proven. (The
+// interval of the index overflowed int64 here, and once passed for small.)
 #tail = affine_map<(d0) -> (-d0 * 1024 + 1000004, 1025)>
 func.func @min_bounded_wrong(%x: memref<1000003xf32>) {
   %c1 = arith.constant 1 : index
@@ -140,6 +141,7 @@ func.func @min_bounded_wrong(%x: memref<1000003xf32>) {
       %i = arith.addi %base, %k : index
       // expected-error @below {{unsafe_bounds: load of func @min_bounded_wrong / gpu.launch#0 / scf.for#0 / memref.load#0: index 0 has no known range}}
       %v = memref.load %x[%i] : memref<1000003xf32>
+      // expected-error @below {{unsafe_bounds: store to func @min_bounded_wrong / gpu.launch#0 / scf.for#0 / memref.store#0: index 0 has no known range}}
       memref.store %v, %x[%i] : memref<1000003xf32>
     }
     gpu.terminator
@@ -211,6 +213,7 @@ func.func @guarded_tail_wrong(%x: memref<1000003xf32>) {
       scf.if %in {
         // expected-error @below {{unsafe_bounds: load of func @guarded_tail_wrong / gpu.launch#0 / scf.if#0 / scf.if#0 / vector.load#0: index 0 lies in [0, 1000003], outside dimension 0 of size 1000003}}
         %v = vector.load %x[%i] : memref<1000003xf32>, vector<4xf32>
+        // expected-error @below {{unsafe_bounds: store to func @guarded_tail_wrong / gpu.launch#0 / scf.if#0 / scf.if#0 / vector.store#0: index 0 lies in [0, 1000003], outside dimension 0 of size 1000003}}
         vector.store %v, %x[%i] : memref<1000003xf32>, vector<4xf32>
       }
     }
