@@ -141,6 +141,14 @@ static uint64_t alignmentFromAttr(Attribute attr) {
   return 1;
 }
 
+/// Whether `f` may be a bundle's payload function, whose buffers (memref
+/// arguments, global allocations) the runner allocates: public, defined,
+/// top-level.
+static bool isPayloadFunction(func::FuncOp f) {
+  return f.isPublic() && !f.isExternal() &&
+         isa_and_nonnull<ModuleOp>(f->getParentOp());
+}
+
 uint64_t mlir::tirx::argumentAlignment(FunctionOpInterface func,
                                        unsigned index) {
   uint64_t stated = alignmentFromAttr(
@@ -151,8 +159,7 @@ uint64_t mlir::tirx::argumentAlignment(FunctionOpInterface func,
   // payload function (a public, top-level func.func) itself, aligned to
   // kBundleBufferAlignment bytes (docs/bundle.md).
   auto f = dyn_cast<func::FuncOp>(func.getOperation());
-  if (f && f.isPublic() && !f.isExternal() && isa_and_nonnull<ModuleOp>(f->getParentOp()) &&
-      index < f.getNumArguments() &&
+  if (f && isPayloadFunction(f) && index < f.getNumArguments() &&
       isa<MemRefType>(f.getArgument(index).getType()))
     return ::tirx::runtime::kBundleBufferAlignment;
   return 1;
@@ -178,8 +185,17 @@ static uint64_t baseAlignment(Value memref, unsigned depth = 0) {
   if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op))
     return std::max<uint64_t>(assume.getAlignment(),
                               baseAlignment(assume.getMemref(), depth + 1));
-  if (auto alloc = dyn_cast<memref::AllocOp>(op))
-    return alloc.getAlignment() ? *alloc.getAlignment() : 1;
+  if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+    if (alloc.getAlignment())
+      return *alloc.getAlignment();
+    // A global buffer the payload function allocates for its kernels is a
+    // bundle's scratch buffer: the runner allocates it, as the parameters.
+    auto func = dyn_cast<func::FuncOp>(alloc->getParentOp());
+    if (func && isPayloadFunction(func) &&
+        alloc.getType().getMemorySpace() == nullptr)
+      return ::tirx::runtime::kBundleBufferAlignment;
+    return 1;
+  }
   if (auto alloca = dyn_cast<memref::AllocaOp>(op))
     return alloca.getAlignment() ? *alloca.getAlignment() : 1;
   if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(op)) {
