@@ -864,24 +864,46 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
                     "loop " + Twine(i) + " is parallel",
                     "tile parallel loops with tile_to_blocks or "
                     "tile_to_threads");
-    if (!ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
-      return reject(self, target, RefusalCode::not_divisible,
-                    "tile size " + Twine(size) +
-                        " does not divide the extent " + Twine(ranges[i]) +
-                        " of loop " + Twine(i),
-                    divisorsHint(ranges[i], size, 1 << 30, false));
   }
+  // A size that does not divide its extent leaves a tail: the op is split
+  // into the whole tiles (tiled) and the rest (one op after the loop), in
+  // that order, so the reduction combines in the same order. One such loop,
+  // on buffers, with a tile no larger than the extent.
+  SmallVector<unsigned> tails;
+  for (auto [i, size] : llvm::enumerate(sizes))
+    if (size && !ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
+      tails.push_back(i);
+  if (!tails.empty() &&
+      (tails.size() > 1 || !linalgOp.hasPureBufferSemantics() ||
+       ranges[tails.front()] < sizes[tails.front()])) {
+    unsigned i = tails.front();
+    return reject(self, target, RefusalCode::not_divisible,
+                  "tile size " + Twine(sizes[i]) +
+                      " does not divide the extent " + Twine(ranges[i]) +
+                      " of loop " + Twine(i) +
+                      (tails.size() > 1
+                           ? ", nor do others: a tail is taken in one loop"
+                           : ranges[i] < sizes[i]
+                                 ? ", and is larger than it"
+                                 : ", and the op is not on buffers"),
+                  divisorsHint(ranges[i], sizes[i], 1 << 30, false));
+  }
+  Operation *toTile = target;
+  if (!tails.empty())
+    toTile = tirx::peelTail(rewriter, linalgOp, tails.front(),
+                            sizes[tails.front()], /*markTail=*/false)
+                 .first;
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(getContext(), sizes));
-  rewriter.setInsertionPoint(target);
-  auto tiled = scf::tileUsingSCF(rewriter, cast<TilingInterface>(target),
+  rewriter.setInsertionPoint(toTile);
+  auto tiled = scf::tileUsingSCF(rewriter, cast<TilingInterface>(toTile),
                                  options);
   if (failed(tiled) || tiled->loops.empty())
     return reject(self, target, RefusalCode::not_applicable, "tiling failed");
-  if (target->getNumResults())
-    rewriter.replaceOp(target, tiled->replacements);
+  if (toTile->getNumResults())
+    rewriter.replaceOp(toTile, tiled->replacements);
   else
-    rewriter.eraseOp(target);
+    rewriter.eraseOp(toTile);
   results.push_back(tiled->tiledOps.front());
   results.push_back(tiled->loops.front().getOperation());
   return DiagnosedSilenceableFailure::success();

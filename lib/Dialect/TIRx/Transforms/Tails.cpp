@@ -122,7 +122,7 @@ mlir::tirx::tileWithTails(RewriterBase &rewriter, linalg::LinalgOp op,
 
 std::pair<Operation *, Operation *>
 mlir::tirx::peelTail(RewriterBase &rewriter, linalg::LinalgOp op,
-                     unsigned loop, int64_t multiple) {
+                     unsigned loop, int64_t multiple, bool markTail) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t main = ranges[loop] / multiple * multiple;
   int64_t rest = ranges[loop] - main;
@@ -138,7 +138,8 @@ mlir::tirx::peelTail(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   offsets[loop] = rewriter.getIndexAttr(main);
   sizes[loop] = rest;
-  Operation *second = sliceOp(rewriter, op, offsets, sizes, true);
+  Operation *second =
+      sliceOp(rewriter, op, offsets, sizes, markTail || isTail(op));
   rewriter.eraseOp(op);
   return {first, second};
 }

@@ -187,3 +187,54 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A reduction loop: 1000 = 15 x 64 + 40. The whole tiles in an scf.for,
+// then the rest as one op after it: the sum combines in the same order.
+// CHECK-LABEL: func.func @rowsum_1000
+//       CHECK:   scf.for %{{.*}} = %c0 to %c960 step %c64 {
+//       CHECK:     linalg.generic {{.*}} ins(%{{.*}} : memref<64x64xf32, strided<[1000, 1], offset: ?>>)
+//       CHECK:   }
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}} : memref<64x40xf32, strided<[1000, 1], offset: 960>>)
+func.func @rowsum_1000(%a: memref<64x1000xf32>, %s: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<64x1000xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.tirx.tile_reduction %g tile_sizes [0, 64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// A tile larger than its extent leaves no whole tile: refused.
+func.func @rowsum_small(%a: memref<64x1000xf32>, %s: memref<64xf32>) {
+  // expected-note @below {{payload op: func @rowsum_small / linalg.generic#0}}
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<64x1000xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_divisible: tile size 2048 does not divide the extent 1000 of loop 1, and is larger than it}}
+    // expected-note @below {{hint: try 500 or 1000}}
+    %t, %l = transform.tirx.tile_reduction %g tile_sizes [0, 2048] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

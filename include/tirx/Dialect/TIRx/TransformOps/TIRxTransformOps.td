@@ -289,12 +289,15 @@ def TIRx_TileReductionOp : TIRx_TransformOp<"tile_reduction", "linalg.generic", 
       "description": "per loop; non-zero only on reduction loops: each is walked by an scf.for in steps of this size"}}},
    "preconditions": ["the target is a linalg op",
                      "only reduction loops get a non-zero size",
-                     "each size divides its loop's static extent"]}
+                     "at most one size leaves a tail (does not divide its loop's static extent), on buffers, no larger than the extent"]}
 }]> {
   let summary = "Tile the reduction loops of a linalg op into scf.for";
   let description = [{
     Walks the reduction loops in steps of `tile_sizes` with `scf.for`, each
-    step reducing one tile (a thread accumulating a chunk at a time).
+    step reducing one tile (a thread accumulating a chunk at a time). Where
+    a size does not divide its loop's extent, the rest is one more op after
+    the loop (1000 in steps of 64: 15 steps, then 40), so the reduction
+    combines in the same order.
 
     ```mlir
     %tiled, %loop = transform.tirx.tile_reduction %matmul tile_sizes [0, 0, 16]
@@ -306,7 +309,8 @@ def TIRx_TileReductionOp : TIRx_TransformOp<"tile_reduction", "linalg.generic", 
     Consumes the target; produces the tiled op and the outermost loop.
     Refuses with `not_applicable`, `invalid_parameter`, `not_reduction` (a
     size on a parallel loop: use tile_to_blocks or tile_to_threads) or
-    `not_divisible`.
+    `not_divisible` (tails in several loops, a size above its extent, or an
+    op on tensors).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DenseI64ArrayAttr:$tile_sizes);

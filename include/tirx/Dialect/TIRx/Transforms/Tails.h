@@ -49,14 +49,16 @@ FailureOr<TiledWithTails> tileWithTails(RewriterBase &rewriter,
                                         ArrayRef<int64_t> sizes,
                                         ArrayRef<Attribute> mapping);
 
-/// Splits `op` (static loop ranges) along `loop` at the largest multiple of
-/// `multiple` below its extent: the first op covers whole multiples, the
-/// second (marked as a tail) the rest. Returns them; the first is null when
-/// the extent is below `multiple`, the second when `multiple` divides it
-/// (then `op` itself is returned first).
+/// Splits `op` (on buffers, static loop ranges) along `loop` at the largest
+/// multiple of `multiple` below its extent: the first op covers whole
+/// multiples, the second (marked as a tail with `markTail`) the rest, after
+/// it. Returns them; the first is null when the extent is below `multiple`,
+/// the second when `multiple` divides it (then `op` itself is returned
+/// first).
 std::pair<Operation *, Operation *> peelTail(RewriterBase &rewriter,
                                              linalg::LinalgOp op,
-                                             unsigned loop, int64_t multiple);
+                                             unsigned loop, int64_t multiple,
+                                             bool markTail = true);
 
 } // namespace tirx
 } // namespace mlir
