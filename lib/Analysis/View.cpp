@@ -685,7 +685,9 @@ std::string mlir::tirx::summaryText(const ViewInputs &in) {
     }
     os << ").\n";
   }
+  // Per buffer, its widest access (a tail's shorter vector aside).
   std::map<std::string, std::string> seen;
+  std::map<std::string, unsigned> widest;
   for (const AccessInfo &a : collectAccesses(in.prepared)) {
     std::string key = std::string(a.isStore ? "store " : "load ") +
                       bufferName(a.root);
@@ -694,6 +696,10 @@ std::string mlir::tirx::summaryText(const ViewInputs &in) {
                        ", align " + std::to_string(a.alignment);
     if (!a.bankConflictRisk.empty())
       text += ", bank conflicts " + a.bankConflictRisk;
+    unsigned bytes = a.width * a.elementBytes;
+    if (widest.count(key) && widest[key] > bytes)
+      continue;
+    widest[key] = bytes;
     seen[key] = text;
   }
   for (auto &[key, text] : seen)

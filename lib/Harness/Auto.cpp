@@ -313,6 +313,16 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
       s.candidates.push_back(action(
           "tile_to_threads",
           json::Object{{"elements_per_thread", ints(withLead({e, e}))}}, &op));
+  // A tail tile (the partial last block of odd sizes) runs on part of the
+  // block: any thread count up to 1024 (tile_to_threads refuses it for a
+  // full tile).
+  if (s.candidates.empty())
+    for (int64_t e : {4, 2, 1})
+      if (bm % e == 0 && bn % e == 0 && bm / e * bn / e <= 1024)
+        s.candidates.push_back(action(
+            "tile_to_threads",
+            json::Object{{"elements_per_thread", ints(withLead({e, e}))}},
+            &op));
   steps.push_back(std::move(s));
 }
 
@@ -424,12 +434,32 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
           "tile_to_threads", json::Object{{"elements_per_thread", ints(full)}},
           &op));
     }
-    if (s.candidates.empty()) // a tail tile: one element each
-      s.candidates.push_back(action(
-          "tile_to_threads",
-          json::Object{{"elements_per_thread",
-                        ints(std::vector<int64_t>(tile.size(), 1))}},
-          &op));
+    // A tail tile (the partial last block of a size no tile divides) runs
+    // on part of the block, with any thread count: a vector's width per
+    // thread as the full tiles have (the last thread a shorter one), else
+    // one element each. (tile_to_threads refuses these for a full tile.)
+    size_t inner = tile.size();
+    for (size_t i = 0; i < tile.size(); ++i)
+      if (tile[i])
+        inner = i;
+    if (s.candidates.empty() && inner < tile.size()) {
+      int64_t widest =
+          vectorizable ? std::max<int64_t>(1, 16 / std::max(1u, op.elementBytes))
+                       : 1;
+      for (int64_t w = widest; w >= 1; w /= 2) {
+        std::vector<int64_t> per;
+        int64_t threads = 1;
+        for (size_t i = 0; i < tile.size(); ++i) {
+          per.push_back(!tile[i] ? 0 : i == inner ? w : 1);
+          if (tile[i])
+            threads *= (tile[i] + per[i] - 1) / per[i];
+        }
+        if (tile[inner] >= w && threads <= 1024)
+          s.candidates.push_back(action(
+              "tile_to_threads", json::Object{{"elements_per_thread", ints(per)}},
+              &op));
+      }
+    }
     steps.push_back(std::move(s));
     return;
   }

@@ -389,6 +389,26 @@ std::vector<std::vector<uint8_t>> makeInputs(const Manifest &m,
   return host;
 }
 
+std::vector<double> scalarValues(const Manifest &m, uint64_t seed) {
+  std::vector<double> values(m.params.size(), 0.0);
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    const Param &p = m.params[i];
+    if (p.isBuffer)
+      continue;
+    if (!p.seeded) {
+      values[i] = p.value;
+      continue;
+    }
+    Rng rng(seed * 1000003ull + i);
+    double u = rng.uniform();
+    bool isFloat = p.type == ElementType::f32 || p.type == ElementType::f64 ||
+                   p.type == ElementType::f16 || p.type == ElementType::bf16;
+    values[i] = isFloat ? 0.5 + std::floor(u * 13.0) / 8.0
+                        : 1.0 + std::floor(u * 8.0);
+  }
+  return values;
+}
+
 bool checkIsBlind(const Manifest &m,
                   const std::vector<std::vector<uint8_t>> &inputs,
                   const std::vector<std::vector<uint8_t>> &want) {

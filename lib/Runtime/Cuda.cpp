@@ -125,6 +125,15 @@ CUdevice openDevice(int ordinal) {
 
 DeviceBuffer::DeviceBuffer(size_t n) : bytes(n) {
   CU(cuMemAlloc(&ptr, std::max<size_t>(n, 16)));
+  // The bundle ABI: kernels were compiled assuming this alignment of every
+  // buffer (cuMemAlloc guarantees 256 bytes or more).
+  if (ptr % kBundleBufferAlignment != 0) {
+    driver().cuMemFree(ptr);
+    ptr = 0;
+    throw CudaError{"cuMemAlloc returned an address that is not " +
+                    std::to_string(kBundleBufferAlignment) +
+                    "-byte aligned, which the bundle ABI promises"};
+  }
 }
 
 DeviceBuffer::~DeviceBuffer() {
@@ -175,7 +184,8 @@ LoadedBundle::~LoadedBundle() {
     driver().cuModuleUnload(m);
 }
 
-void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers) {
+void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers,
+                          const std::vector<double> &scalars) {
   const Manifest &m = *manifest;
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const Kernel &k = m.kernels[i];
@@ -193,7 +203,7 @@ void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers) {
         std::memcpy(slot, &p, sizeof(p));
       } else {
         ElementType type = arg.param ? m.params[*arg.param].type : arg.type;
-        double value = arg.param ? m.params[*arg.param].value : arg.value;
+        double value = arg.param ? scalars[*arg.param] : arg.value;
         switch (type) {
         case ElementType::f32: { float v = float(value); std::memcpy(slot, &v, 4); break; }
         case ElementType::f64: std::memcpy(slot, &value, 8); break;

@@ -150,8 +150,11 @@ struct LoadedBundle {
   LoadedBundle &operator=(const LoadedBundle &) = delete;
 
   /// Enqueues every launch of one run on the default stream. `buffers`:
-  /// one address per parameter (0 for scalars), then one per scratch buffer.
-  void launch(const std::vector<CUdeviceptr> &buffers);
+  /// one address per parameter (0 for scalars), then one per scratch buffer;
+  /// `scalars`: each scalar parameter's value for this input set
+  /// (scalarValues).
+  void launch(const std::vector<CUdeviceptr> &buffers,
+              const std::vector<double> &scalars);
 };
 
 /// Waits for the device; `busy` (when set) is told before and after, for the

@@ -236,7 +236,13 @@ Manifest parse(const json &root) {
                                  "\"");
     } else if (kind == "scalar") {
       param.isBuffer = false;
-      param.value = number(field(p, path, "value"), path + ".value");
+      if (p.contains("role") &&
+          string(p["role"], path + ".role") != "scalar")
+        fail(path + ".role", "a scalar's role is \"scalar\"");
+      // Without a value, the runner seeds it.
+      param.seeded = !p.contains("value");
+      if (!param.seeded)
+        param.value = number(p["value"], path + ".value");
     } else {
       fail(path + ".kind", "expected buffer or scalar, got \"" + kind + "\"");
     }
@@ -397,7 +403,9 @@ std::string serializeManifest(const Manifest &m) {
       j["bytes"] = p.bytes;
       j["role"] = roleName(p.role);
     } else {
-      j["value"] = p.value;
+      j["role"] = "scalar";
+      if (!p.seeded)
+        j["value"] = p.value;
     }
     root["params"].push_back(j);
   }

@@ -37,6 +37,8 @@ public:
   /// Puts the input set of `seed` into the candidate's buffers: `in` and
   /// `inout` random (as makeInputs), `out` and scratch poisoned.
   virtual void loadInputs(uint64_t seed) = 0;
+  /// The loaded input set's scalar parameters (scalarValues of its seed).
+  virtual const std::vector<double> &scalars() const = 0;
   /// After the candidate ran on those inputs: keeps its outputs, the "first"
   /// of later relaunch checks.
   virtual void keepOutputs() = 0;

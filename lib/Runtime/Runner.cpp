@@ -96,8 +96,10 @@ public:
   int64_t referenceTerms() const override {
     return reference ? reference->reductionLength : 0;
   }
+  const std::vector<double> &scalars() const override { return scalarSet; }
   void loadInputs(uint64_t seed) override {
     host = makeInputs(candidate, seed);
+    scalarSet = scalarValues(candidate, seed);
     upload(addresses, host);
     poisonScratch(candidate, addresses);
     pristineCopies.clear();
@@ -123,7 +125,7 @@ public:
   void referenceOutputs() override {
     upload(refAddresses, host);
     poisonScratch(*reference, refAddresses);
-    ref->launch(refAddresses);
+    ref->launch(refAddresses, scalarSet);
     synchronize(options.busy);
     want = download(*reference, refAddresses);
   }
@@ -156,6 +158,7 @@ private:
   const Manifest &candidate;
   const Manifest *reference;
   bool dumped = false; // input set 0 written for --dump-io
+  std::vector<double> scalarSet; // the loaded input set's scalars
   DeviceBuffers owned;
   std::vector<CUdeviceptr> addresses;
   std::unique_ptr<LoadedBundle> ref;
@@ -272,7 +275,8 @@ std::string compareSignatures(const Manifest &c, const Manifest &r) {
       return where + ": kind or element type differs from the reference";
     if (a.isBuffer && (a.shape != b.shape || a.role != b.role))
       return where + ": shape or role differs from the reference";
-    if (!a.isBuffer && a.value != b.value)
+    if (!a.isBuffer &&
+        (a.seeded != b.seeded || (!a.seeded && a.value != b.value)))
       return where + ": scalar value differs from the reference";
   }
   return "";
@@ -364,7 +368,7 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
     std::string setName = "input set " + std::to_string(s) + ", seed " +
                           std::to_string(seed);
     data.loadInputs(seed);
-    cand.launch(buffers);
+    cand.launch(buffers, data.scalars());
     synchronize(options.busy);
     ++launches;
     f.checkedLaunches.push_back(launches);
@@ -473,7 +477,7 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
   DeviceBuffer flush(flushBytes);
   for (int i = 0; i < options.warmup; ++i) {
     prepare();
-    cand.launch(buffers);
+    cand.launch(buffers, data.scalars());
     ++launches;
   }
   synchronize(options.busy);
@@ -482,7 +486,7 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
     CU(cuMemsetD32Async(flush.ptr, salt, flushBytes / 4, nullptr));
     Event start, stop;
     CU(cuEventRecord(start.e, nullptr));
-    cand.launch(buffers);
+    cand.launch(buffers, data.scalars());
     CU(cuEventRecord(stop.e, nullptr));
     ++launches;
     if (options.busy)

@@ -173,7 +173,8 @@ std::string payloadKey(const Manifest &candidate, const std::string *refDir,
         key += std::to_string(d) + ",";
       key += std::string("]") + roleName(p.role);
     } else {
-      key += std::to_string(p.value);
+      // A seeded scalar's value comes from the input set's seed.
+      key += p.seeded ? std::string("seeded") : std::to_string(p.value);
     }
     key += ";";
   }
@@ -224,6 +225,7 @@ public:
     return reference ? reference->reductionLength : 0;
   }
   void loadInputs(uint64_t seed) override;
+  const std::vector<double> &scalars() const override { return scalarSet; }
   void keepOutputs() override;
   Comparison checkInputs() override;
   void referenceOutputs() override {} // kept with the input set
@@ -244,6 +246,7 @@ private:
   DeviceBuffers scratch;
   std::vector<CUdeviceptr> addresses;
   KeptSet *set = nullptr;
+  std::vector<double> scalarSet; // the loaded input set's scalars
   std::vector<double> keptRms; // without a reference, by parameter
 };
 
@@ -317,6 +320,7 @@ void DeviceData::loadInputs(uint64_t seed) {
   set = &worker.inputSet(payload, seed, candidate, refDir, reference,
                          generated);
   seedsUsed.push_back(seed);
+  scalarSet = scalarValues(candidate, seed);
   loadKept(candidate, *set, addresses);
 }
 
@@ -487,7 +491,7 @@ KeptSet &Worker::inputSet(KeptPayload &p, uint64_t seed,
     DeviceBuffers buffers = allocate(*reference);
     std::vector<CUdeviceptr> at = addressesOf(buffers);
     loadKept(*reference, *s, at);
-    ref.launch(at);
+    ref.launch(at, scalarValues(*reference, seed));
     synchronize(busy);
     for (size_t i = 0; i < n; ++i) {
       const Param &param = reference->params[i];

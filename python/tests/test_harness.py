@@ -154,6 +154,17 @@ class AgentTest(unittest.TestCase):
                     v = other.apply(v, action["transform"], action["params"]).new_version
                 self.assertEqual(other.read_ir(v), ctx.read_ir(final))
 
+    def test_greedy_schedules_a_prime_length_with_tails(self):
+        # 1000003 elements: no block size divides them; blocks of 1024 and
+        # a tail block, 4-wide vectors, one kernel of 977 blocks.
+        d = tempfile.mkdtemp()
+        with TIRxContext(workspace_dir=os.path.join(d, "ws")) as ctx:
+            v1 = ctx.commit_ir(os.path.join(ROOT, "examples", "prime-saxpy.mlir"))
+            result = HarnessAgent(GreedyPolicy(), ctx).run(v1, steps=8)
+            summary = ctx.summarize(result["final_version"])
+            self.assertIn("grid 977x1x1, block 256x1x1", summary)
+            self.assertIn("align 16", summary)
+
     def test_greedy_shares_a_reduction_among_a_blocks_threads(self):
         # A row sum: a row per block, reduce_in_block, one kernel; the IR of
         # the benchmark's rowsum-block recipe (docs/benchmarks.md: 0.96 of

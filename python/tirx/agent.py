@@ -205,7 +205,9 @@ class GreedyPolicy:
                 return first_untried([Plan("tile_to_blocks", {"tile_sizes": t["block_tile"]})]
                                      if t else [])
             sizes = [s for s in (1024, 512, 256) if extent and extent % s == 0]
-            return first_untried([Plan("tile_to_blocks", {"tile_sizes": [s]}) for s in sizes])
+            # No size divides (a prime length): blocks of 1024 and a tail.
+            return first_untried([Plan("tile_to_blocks", {"tile_sizes": [s]})
+                                  for s in sizes or [1024]])
         if not launched and not thread_loops:
             if linalg and len(linalg[0]["axes"]) > 1:
                 tile = [a["extent"] for a in linalg[0]["axes"]]
@@ -227,10 +229,12 @@ class GreedyPolicy:
                 m = re.search(r"try width (\d+)", t["outcome"])
                 if m:
                     widths.insert(0, int(m.group(1)))
+            # The block: the widest thread loop (a tail's may be narrower).
+            widest = max((t["iterations"] for t in thread_loops), default=256)
             return first_untried([Plan("vectorize", {"width": w}) for w in widths]) \
-                or first_untried([Plan("map_to_gpu", {"block_dims": [thread_loops[0]["iterations"]]})])
+                or first_untried([Plan("map_to_gpu", {"block_dims": [widest]})])
         if not launched:
-            threads = thread_loops[0]["iterations"] if thread_loops else 256
+            threads = max((t["iterations"] for t in thread_loops), default=256)
             return first_untried([Plan("map_to_gpu", {"block_dims": [threads]})])
         return None  # launched with wide accesses: nothing left in this schedule
 

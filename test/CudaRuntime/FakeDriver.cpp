@@ -359,7 +359,12 @@ FAKE cuMemAlloc_v2(uint64_t *ptr, size_t bytes) {
   static uint64_t serial = 0;
   if (sticky)
     return sticky;
-  *ptr = mode("memory") ? uint64_t(std::calloc(1, bytes)) : 0;
+  // 256-byte aligned, as the driver's cuMemAlloc (the bundle ABI).
+  size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
+  void *p = mode("memory") ? std::aligned_alloc(256, rounded) : nullptr;
+  if (p)
+    std::memset(p, 0, rounded);
+  *ptr = uint64_t(p);
   if (*ptr)
     allocations()[*ptr] = {bytes, ++serial};
   return 0;

@@ -27,6 +27,7 @@ export_ref rowsum-ref "$ex/rowsum.mlir"
 export_ref rmsnorm-ref "$ex/rmsnorm.mlir"
 export_ref softmax-ref "$ex/softmax.mlir"
 export_ref layernorm-ref "$ex/layernorm.mlir"
+export_ref prime-saxpy-ref "$ex/prime-saxpy.mlir"
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 # saxpy over 2^20 elements, for the worker's screening rate
@@ -55,7 +56,8 @@ from_recipe() { # name payload recipe: the recipe's last version, exported
 }
 for recipe in "$ex"/recipes/*.json; do
   payload=$(basename "$recipe" .json)
-  payload=$ex/${payload%%-*}.mlir   # saxpy-vec4.json -> saxpy.mlir
+  # prime-saxpy.json -> prime-saxpy.mlir; saxpy-vec4.json -> saxpy.mlir
+  [ -f "$ex/$payload.mlir" ] && payload=$ex/$payload.mlir || payload=$ex/${payload%%-*}.mlir
   from_recipe "recipe-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
 # Small sizes, for test/Integration/host.test: each example's reference and
@@ -75,6 +77,7 @@ for p in saxpy matmul rowsum rmsnorm softmax layernorm; do
 done
 for recipe in "$ex"/recipes/*.json; do
   r=$(basename "$recipe" .json)
+  [ -f "$out/small-${r%%-*}.mlir" ] || continue # no small form (prime-saxpy)
   from_recipe "host-$r" "$out/small-${r%%-*}.mlir" "$recipe"
 done
 # The benchmarks' other schedules and sizes (examples/bench/*-bench.sh):

@@ -947,3 +947,55 @@ TEST(FeedbackTest, TrustFieldsRoundTripAndUtilizationIsUncapped) {
   EXPECT_FALSE(g.plausible.has_value());
   EXPECT_EQ(g.ghostCheck, "not_run");
 }
+
+TEST(ScalarTest, AScalarWithoutValueIsSeededTheSameForKernelAndReference) {
+  // The manifest: no value, role scalar; it round-trips so.
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(withField(R"("value": 2.0)", R"("role": "scalar")"),
+                            m, error))
+      << error;
+  EXPECT_TRUE(m.params[0].seeded);
+  std::string text = serializeManifest(m);
+  EXPECT_NE(text.find("\"role\": \"scalar\""), std::string::npos) << text;
+  Manifest again;
+  ASSERT_TRUE(parseManifest(text, again, error)) << error;
+  EXPECT_TRUE(again.params[0].seeded);
+  // A fixed scalar keeps its value, and says role scalar too.
+  Manifest fixed;
+  ASSERT_TRUE(parseManifest(kGood, fixed, error));
+  EXPECT_FALSE(fixed.params[0].seeded);
+  EXPECT_NE(serializeManifest(fixed).find("\"value\": 2.0"), std::string::npos);
+  EXPECT_NE(parseError(withField(R"("value": 2.0)", R"("role": "in")"))
+                .find("params[0].role: a scalar's role is \"scalar\""),
+            std::string::npos);
+
+  // Values: from the seed, the same for the same seed (the reference's
+  // signature equal), fresh for another; floats in [0.5, 2] exact in bf16.
+  std::vector<double> v1 = scalarValues(m, 41), v2 = scalarValues(m, 41);
+  EXPECT_EQ(v1, v2);
+  EXPECT_EQ(v1[1], 0.0); // a buffer
+  bool differs = false;
+  for (uint64_t seed = 1; seed < 20; ++seed) {
+    double a = scalarValues(m, seed)[0];
+    EXPECT_GE(a, 0.5);
+    EXPECT_LE(a, 2.0);
+    EXPECT_EQ(a * 8, std::floor(a * 8)); // k / 8: exact in f16 and bf16
+    differs = differs || a != v1[0];
+  }
+  EXPECT_TRUE(differs);
+  EXPECT_EQ(scalarValues(fixed, 41)[0], 2.0);
+  m.params[0].type = ElementType::i32;
+  for (uint64_t seed = 1; seed < 20; ++seed) {
+    double k = scalarValues(m, seed)[0];
+    EXPECT_GE(k, 1.0);
+    EXPECT_LE(k, 8.0);
+    EXPECT_EQ(k, std::floor(k));
+  }
+
+  // A seeded scalar against a fixed one is another signature.
+  m.params[0].type = ElementType::f32;
+  EXPECT_NE(compareSignatures(m, fixed).find("scalar value differs"),
+            std::string::npos);
+  EXPECT_EQ(compareSignatures(m, m), "");
+}

@@ -133,6 +133,13 @@ Comparison compareUnchanged(const std::string &name, ElementType type,
 /// poisoned; scalars empty.
 std::vector<std::vector<uint8_t>> makeInputs(const Manifest &m, uint64_t seed);
 
+/// The value of every parameter of `m` that is a scalar for one input set:
+/// the manifest's own where the payload fixed it (`tirx.value`), else drawn
+/// from `seed` (parameter i from seed * 1000003 + i, as buffers): a float in
+/// [0.5, 2] exact in every float type, an integer in [1, 8]. Buffers get 0.
+/// The same seed gives the candidate and the reference the same values.
+std::vector<double> scalarValues(const Manifest &m, uint64_t seed);
+
 /// The ghost check: would the outputs pass against the reference's `want`
 /// if no kernel ran at all (`out` buffers still poison, `inout` buffers as
 /// uploaded: exactly `inputs`)? Then the check cannot see the kernel.

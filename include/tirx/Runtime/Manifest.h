@@ -22,6 +22,12 @@ namespace runtime {
 
 constexpr int kManifestVersion = 1;
 
+/// The bundle ABI's promise on buffers: the runner allocates every buffer
+/// parameter (and scratch buffer) at an address that is a multiple of this
+/// many bytes (cuMemAlloc gives 256 at least), so the compiler may assume it
+/// of the payload function's memref arguments (docs/bundle.md).
+constexpr uint64_t kBundleBufferAlignment = 256;
+
 /// Element types a buffer or scalar may have.
 enum class ElementType { f32, f64, f16, bf16, i8, i32, i64 };
 
@@ -42,8 +48,11 @@ struct Param {
   std::vector<int64_t> shape;
   uint64_t bytes = 0;
   Role role = Role::in;
-  // Scalars.
+  // Scalars: the payload's value (`tirx.value`), or, when `seeded`, one the
+  // runner draws from the run's seed for each input set (kernel and
+  // reference get the same).
   double value = 0;
+  bool seeded = false;
 };
 
 /// A buffer the kernels pass results through that the payload function

@@ -11,6 +11,7 @@
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Dialect/TIRx/Transforms/Tails.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -237,6 +238,18 @@ FailureOr<std::pair<Operation *, Operation *>>
 tileToForall(RewriterBase &rewriter, TilingInterface target,
              ArrayRef<int64_t> sizes, bool threads) {
   unsigned tiled = llvm::count_if(sizes, [](int64_t s) { return s != 0; });
+  auto linalgOp = cast<linalg::LinalgOp>(target.getOperation());
+  if (tirx::leavesTail(linalgOp.getStaticLoopRanges(), sizes)) {
+    // Static tiles, the last one along a loop no size divides a tail op
+    // (tirx::tileWithTails).
+    FailureOr<tirx::TiledWithTails> withTails = tirx::tileWithTails(
+        rewriter, linalgOp, sizes,
+        mappingFor(rewriter.getContext(), tiled, threads));
+    if (failed(withTails))
+      return failure();
+    return std::make_pair(withTails->ops.front(),
+                          withTails->forall.getOperation());
+  }
   scf::SCFTilingOptions options;
   options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
@@ -259,7 +272,7 @@ tileToForall(RewriterBase &rewriter, TilingInterface target,
 }
 
 /// Shared checks of the tiling ops: a linalg op, parallel tiled loops,
-/// sizes dividing static extents.
+/// static extents.
 DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
                                         Operation *target,
                                         ArrayRef<int64_t> sizes,
@@ -290,12 +303,8 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
                     "loop " + Twine(i) + " is a reduction; only parallel "
                     "loops map to blocks and threads",
                     "tile the reduction with tile_reduction instead");
-    if (!ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
-      return reject(op, target, RefusalCode::not_divisible,
-                    Twine(what) + " " + Twine(size) +
-                        " does not divide the extent " + Twine(ranges[i]) +
-                        " of loop " + Twine(i),
-                    divisorsHint(ranges[i], size, 1 << 30, false));
+    // A size that does not divide its extent leaves a tail: tileToForall
+    // gives the last tile its own static op.
   }
   return DiagnosedSilenceableFailure::success();
 }
@@ -405,24 +414,30 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
     if (ShapedType::isDynamic(ranges[i]))
       return reject(self, target, RefusalCode::not_applicable,
                     "loop " + Twine(i) + " has no static extent in the block");
-    threads *= ranges[i] / e;
+    threads *= llvm::divideCeil(ranges[i], e);
   }
   int64_t maxThreads = getMaxThreads();
-  if (threads % 32 != 0 || threads > maxThreads) {
+  // A tail's op (the partial last tile of a block tiling) runs on part of
+  // the block its full tiles set: any count up to the limit.
+  bool tail = tirx::isTail(target);
+  if ((!tail && threads % 32 != 0) || threads > maxThreads) {
     int64_t tile = 1;
     for (auto [i, e] : llvm::enumerate(elements))
       if (e)
         tile *= ranges[i];
     std::vector<std::string> options;
-    for (int64_t e = 1; e <= tile; e *= 2)
-      if (tile % e == 0 && (tile / e) % 32 == 0 && tile / e <= maxThreads)
+    for (int64_t e = 1; e <= tile; e *= 2) {
+      int64_t n = llvm::divideCeil(tile, e);
+      if ((tail || n % 32 == 0) && n <= maxThreads)
         options.push_back(std::to_string(e));
+    }
     return reject(self, target, RefusalCode::bad_block_size,
-                  Twine(threads) + " threads per block: a block needs a "
-                  "multiple of 32 threads and at most " +
-                      Twine(maxThreads),
+                  Twine(threads) + " threads per block: a block needs " +
+                      (tail ? "" : "a multiple of 32 threads and ") +
+                      "at most " + Twine(maxThreads),
                   options.empty()
-                      ? "change the block's tile size"
+                      ? "change the block's tile size to a multiple of 32 "
+                        "times the elements per thread"
                       : "elements per thread giving a legal block: " +
                             llvm::join(options, ", "));
   }
@@ -509,39 +524,93 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       !check.succeeded())
     return check;
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  if (ranges[inner] % width != 0)
+  bool tail = tirx::isTail(target);
+  if (ranges[inner] < width && !tail)
     return reject(self, target, RefusalCode::not_divisible,
                   "width " + Twine(width) +
-                      " does not divide the per-thread extent " +
-                      Twine(ranges[inner]),
+                      " is wider than the per-thread extent " +
+                      Twine(ranges[inner]) + ": no vector of that width fits",
                   divisorsHint(ranges[inner], width, 16 / maxElementBytes,
                                true));
+  // Vectors of `width` must be vector accesses: every operand read or
+  // written along the vector proven aligned to the vector's size (the bundle
+  // ABI aligns the payload's buffers; the tile's offsets must be multiples
+  // of the width). Never silently scalar.
+  if (ranges[inner] >= width)
+    for (OpOperand &operand : linalgOp->getOpOperands()) {
+      auto memref = dyn_cast<MemRefType>(operand.get().getType());
+      // Global memory: the bundle's buffers. (A tile staged in shared
+      // memory is read as alignment allows.)
+      if (!memref || !memref.getElementType().isIntOrFloat() ||
+          tirx::memorySpaceName(memref) != "global" ||
+          (linalgOp.isDpsInput(&operand) &&
+           !linalgOp.getMatchingIndexingMap(&operand).isFunctionOfDim(inner)))
+        continue;
+      uint64_t element =
+          std::max(1u, memref.getElementType().getIntOrFloatBitWidth() / 8);
+      uint64_t need = std::min<uint64_t>(16, element * width);
+      uint64_t have = tirx::proveViewAlignment(operand.get(), width);
+      if (have >= need)
+        continue;
+      int64_t fits = int64_t(llvm::bit_floor(have / element));
+      return reject(
+          self, target, RefusalCode::misaligned,
+          "operand #" + Twine(operand.getOperandNumber()) + ": a vector of " +
+              Twine(width) + " x " + Twine(element) + " bytes needs " +
+              Twine(need) + "-byte alignment; the thread's accesses are "
+              "proven " + Twine(have) + "-byte aligned (a tile or row "
+              "offset that is no multiple of the width)",
+          fits >= 2 ? "try width " + Twine(fits)
+                    : Twine("tile so that every row and tile offset is a "
+                            "multiple of the width, or leave the op scalar"));
+    }
 
   auto func = target->getParentOfType<FunctionOpInterface>();
-  Operation *toVectorize = target;
-  if (ranges[inner] > width) {
-    // One vector per step of an scf.for along the innermost loop.
-    SmallVector<int64_t> sizes(loops, 1);
-    sizes[inner] = width;
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(getContext(), sizes));
-    rewriter.setInsertionPoint(target);
-    auto tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
-    if (failed(tiled))
-      return reject(self, target, RefusalCode::not_applicable, "tiling by width failed");
-    rewriter.eraseOp(target);
-    toVectorize = tiled->tiledOps.front();
+  auto threadLoop = target->getParentOfType<scf::ForallOp>();
+  // The thread's piece: vectors of `width`, then what is left (a tail of
+  // fewer elements, one shorter vector).
+  SmallVector<std::pair<Operation *, int64_t>> pieces;
+  if (ranges[inner] < width) {
+    pieces.push_back({target, ranges[inner]});
+  } else {
+    auto [main, rest] = tirx::peelTail(rewriter, linalgOp, inner, width);
+    if (main)
+      pieces.push_back({main, width});
+    if (rest)
+      pieces.push_back(
+          {rest, cast<linalg::LinalgOp>(rest).getStaticLoopRanges()[inner]});
   }
-  SmallVector<int64_t> vectorSizes = llvm::to_vector(
-      cast<linalg::LinalgOp>(toVectorize).getStaticLoopRanges());
-  // One scalable flag per size: linalg::vectorize reads as many flags as
-  // sizes (an empty list is read out of bounds in a build without asserts).
-  SmallVector<bool> scalable(vectorSizes.size(), false);
-  if (failed(linalg::vectorize(rewriter, toVectorize, vectorSizes, scalable)))
-    return reject(self, target, RefusalCode::not_applicable, "vectorization failed");
-  if (toVectorize->getNumResults() == 0 && toVectorize->getBlock())
-    rewriter.eraseOp(toVectorize);
+  for (auto [piece, w] : pieces) {
+    Operation *toVectorize = piece;
+    SmallVector<int64_t> extents =
+        cast<linalg::LinalgOp>(piece).getStaticLoopRanges();
+    if (extents[inner] > w) {
+      // One vector per step of an scf.for along the innermost loop.
+      SmallVector<int64_t> sizes(loops, 1);
+      sizes[inner] = w;
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(getContext(), sizes));
+      rewriter.setInsertionPoint(piece);
+      auto tiled =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(piece), options);
+      if (failed(tiled))
+        return reject(self, target, RefusalCode::not_applicable,
+                      "tiling by width failed");
+      rewriter.eraseOp(piece);
+      toVectorize = tiled->tiledOps.front();
+    }
+    SmallVector<int64_t> vectorSizes = llvm::to_vector(
+        cast<linalg::LinalgOp>(toVectorize).getStaticLoopRanges());
+    // One scalable flag per size: linalg::vectorize reads as many flags as
+    // sizes (an empty list is read out of bounds in a build without
+    // asserts).
+    SmallVector<bool> scalable(vectorSizes.size(), false);
+    if (failed(linalg::vectorize(rewriter, toVectorize, vectorSizes, scalable)))
+      return reject(self, target, RefusalCode::not_applicable,
+                    "vectorization failed");
+    if (toVectorize->getNumResults() == 0 && toVectorize->getBlock())
+      rewriter.eraseOp(toVectorize);
+  }
 
   // Loads and stores, then their alignment where it is proven.
   if (func) {
@@ -584,25 +653,35 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       }
       rewriter.eraseOp(load);
     }
-    func->walk([](Operation *op) {
-      auto annotate = [](auto access, Value base, ValueRange indices,
-                         VectorType type) {
-        if (access.getAlignment() || !type.getElementType().isIntOrFloat())
-          return;
-        uint64_t element =
-            std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
-        uint64_t bytes = llvm::PowerOf2Ceil(element * type.getNumElements());
-        uint64_t proven =
-            std::min(tirx::proveAccessAlignment(base, indices), bytes);
-        if (proven > element)
-          access.setAlignment(proven);
-      };
-      if (auto load = dyn_cast<vector::LoadOp>(op))
-        annotate(load, load.getBase(), load.getIndices(), load.getVectorType());
-      else if (auto store = dyn_cast<vector::StoreOp>(op))
-        annotate(store, store.getBase(), store.getIndices(),
-                 store.getVectorType());
-    });
+    tirx::annotateVectorAlignment(func);
+    // The promise kept: every full-width access of the thread's loop has
+    // the alignment of its size.
+    Operation *unaligned = nullptr;
+    if (threadLoop && ranges[inner] >= width)
+      threadLoop->walk([&](Operation *op) {
+        auto check = [&](auto access, VectorType type) {
+          if (type.getNumElements() != width ||
+              !type.getElementType().isIntOrFloat() ||
+              tirx::memorySpaceName(access.getBase().getType()) != "global")
+            return;
+          uint64_t element =
+              std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+          uint64_t need = std::min<uint64_t>(16, element * width);
+          if (need > element && access.getAlignment().value_or(element) < need)
+            unaligned = op;
+        };
+        if (auto load = dyn_cast<vector::LoadOp>(op))
+          check(load, load.getVectorType());
+        else if (auto store = dyn_cast<vector::StoreOp>(op))
+          check(store, store.getVectorType());
+      });
+    if (unaligned)
+      return reject(self, target, RefusalCode::misaligned,
+                    tirx::irPath(unaligned) +
+                        " is a vector access of unproven alignment: it "
+                        "would lower to scalar accesses",
+                    "use a smaller width, or tile so that offsets are "
+                    "multiples of the width");
   }
   return DiagnosedSilenceableFailure::success();
 }
@@ -785,24 +864,46 @@ tirx::TileReductionOp::applyToOne(TransformRewriter &rewriter,
                     "loop " + Twine(i) + " is parallel",
                     "tile parallel loops with tile_to_blocks or "
                     "tile_to_threads");
-    if (!ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
-      return reject(self, target, RefusalCode::not_divisible,
-                    "tile size " + Twine(size) +
-                        " does not divide the extent " + Twine(ranges[i]) +
-                        " of loop " + Twine(i),
-                    divisorsHint(ranges[i], size, 1 << 30, false));
   }
+  // A size that does not divide its extent leaves a tail: the op is split
+  // into the whole tiles (tiled) and the rest (one op after the loop), in
+  // that order, so the reduction combines in the same order. One such loop,
+  // on buffers, with a tile no larger than the extent.
+  SmallVector<unsigned> tails;
+  for (auto [i, size] : llvm::enumerate(sizes))
+    if (size && !ShapedType::isDynamic(ranges[i]) && ranges[i] % size != 0)
+      tails.push_back(i);
+  if (!tails.empty() &&
+      (tails.size() > 1 || !linalgOp.hasPureBufferSemantics() ||
+       ranges[tails.front()] < sizes[tails.front()])) {
+    unsigned i = tails.front();
+    return reject(self, target, RefusalCode::not_divisible,
+                  "tile size " + Twine(sizes[i]) +
+                      " does not divide the extent " + Twine(ranges[i]) +
+                      " of loop " + Twine(i) +
+                      (tails.size() > 1
+                           ? ", nor do others: a tail is taken in one loop"
+                           : ranges[i] < sizes[i]
+                                 ? ", and is larger than it"
+                                 : ", and the op is not on buffers"),
+                  divisorsHint(ranges[i], sizes[i], 1 << 30, false));
+  }
+  Operation *toTile = target;
+  if (!tails.empty())
+    toTile = tirx::peelTail(rewriter, linalgOp, tails.front(),
+                            sizes[tails.front()], /*markTail=*/false)
+                 .first;
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(getContext(), sizes));
-  rewriter.setInsertionPoint(target);
-  auto tiled = scf::tileUsingSCF(rewriter, cast<TilingInterface>(target),
+  rewriter.setInsertionPoint(toTile);
+  auto tiled = scf::tileUsingSCF(rewriter, cast<TilingInterface>(toTile),
                                  options);
   if (failed(tiled) || tiled->loops.empty())
     return reject(self, target, RefusalCode::not_applicable, "tiling failed");
-  if (target->getNumResults())
-    rewriter.replaceOp(target, tiled->replacements);
+  if (toTile->getNumResults())
+    rewriter.replaceOp(toTile, tiled->replacements);
   else
-    rewriter.eraseOp(target);
+    rewriter.eraseOp(toTile);
   results.push_back(tiled->tiledOps.front());
   results.push_back(tiled->loops.front().getOperation());
   return DiagnosedSilenceableFailure::success();

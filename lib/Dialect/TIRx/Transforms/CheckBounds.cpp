@@ -15,6 +15,7 @@
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Analysis/Presburger/IntegerRelation.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace tirx {
@@ -51,6 +53,27 @@ std::optional<Range> solverRange(DataFlowSolver &solver, Value v) {
 std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
                                 Operation *at, unsigned depth);
 
+// Interval arithmetic that says "unknown" rather than wrap around: a range
+// that overflowed int64 would look small and in bounds.
+std::optional<Range> addRanges(Range a, Range b) {
+  Range r;
+  if (llvm::AddOverflow(a.lo, b.lo, r.lo) || llvm::AddOverflow(a.hi, b.hi, r.hi))
+    return std::nullopt;
+  return r;
+}
+std::optional<Range> subRanges(Range a, Range b) {
+  Range r;
+  if (llvm::SubOverflow(a.lo, b.hi, r.lo) || llvm::SubOverflow(a.hi, b.lo, r.hi))
+    return std::nullopt;
+  return r;
+}
+std::optional<Range> scaleRange(Range a, int64_t c) { // c >= 0
+  Range r;
+  if (llvm::MulOverflow(a.lo, c, r.lo) || llvm::MulOverflow(a.hi, c, r.hi))
+    return std::nullopt;
+  return r;
+}
+
 /// An affine expression's range from its operands' ranges (sums and
 /// products by non-negative constants; anything else is unknown).
 std::optional<Range> exprRange(DataFlowSolver &solver, AffineExpr e,
@@ -69,13 +92,13 @@ std::optional<Range> exprRange(DataFlowSolver &solver, AffineExpr e,
     auto a = exprRange(solver, bin.getLHS(), dims, syms, at, depth);
     auto b = exprRange(solver, bin.getRHS(), dims, syms, at, depth);
     if (a && b)
-      return Range{a->lo + b->lo, a->hi + b->hi};
+      return addRanges(*a, *b);
   }
   if (e.getKind() == AffineExprKind::Mul)
     if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
       if (c.getValue() >= 0)
         if (auto a = exprRange(solver, bin.getLHS(), dims, syms, at, depth))
-          return Range{a->lo * c.getValue(), a->hi * c.getValue()};
+          return scaleRange(*a, c.getValue());
   return std::nullopt;
 }
 
@@ -99,12 +122,12 @@ std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
       auto a = valueRange(solver, add.getLhs(), at, depth + 1);
       auto b = valueRange(solver, add.getRhs(), at, depth + 1);
       if (a && b)
-        return Range{a->lo + b->lo, a->hi + b->hi};
+        return addRanges(*a, *b);
     } else if (auto sub = dyn_cast<arith::SubIOp>(op)) {
       auto a = valueRange(solver, sub.getLhs(), at, depth + 1);
       auto b = valueRange(solver, sub.getRhs(), at, depth + 1);
       if (a && b)
-        return Range{a->lo - b->hi, a->hi - b->lo};
+        return subRanges(*a, *b);
     } else if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
       AffineMap map = apply.getAffineMap();
       ValueRange operands = apply.getMapOperands();
@@ -130,10 +153,16 @@ std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
             known = false;
             break;
           }
-          total.lo += r->lo * stride;
-          total.hi += r->hi * stride;
-          if (i > 0)
-            stride *= basis[basis.size() - (n - i)];
+          std::optional<Range> scaled = scaleRange(*r, stride);
+          std::optional<Range> sum =
+              scaled ? addRanges(total, *scaled) : std::nullopt;
+          if (!sum || (i > 0 && llvm::MulOverflow(
+                                    stride, basis[basis.size() - (n - i)],
+                                    stride))) {
+            known = false;
+            break;
+          }
+          total = *sum;
         }
         if (known)
           return total;
@@ -147,7 +176,7 @@ std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
       }
       if (c && *c >= 0)
         if (auto a = valueRange(solver, other, at, depth + 1))
-          return Range{a->lo * *c, a->hi * *c};
+          return scaleRange(*a, *c);
     }
   }
   return solverRange(solver, v);
@@ -198,6 +227,368 @@ std::optional<Range> valueRange(DataFlowSolver &solver, Value v,
 std::optional<Range> rangeOf(DataFlowSolver &solver, Value v, Operation *at) {
   return valueRange(solver, v, at, 0);
 }
+
+//===----------------------------------------------------------------------===//
+// The proof by integer constraints
+//===----------------------------------------------------------------------===//
+
+/// Where intervals are too coarse (a tile of size min(T, N - i * T), or a
+/// guard `i < 976` that decides which tile runs), the access is proven by
+/// Presburger arithmetic: the index is linear in some atoms (thread and
+/// block ids, loop variables, min/max results); the atoms are bounded by
+/// their ranges, their loops' bounds, and the conditions of the scf.if
+/// branches the access lies in; the access is in bounds when no integer
+/// point satisfies those constraints and lies outside the buffer.
+class GuardedBounds {
+public:
+  GuardedBounds(DataFlowSolver &solver, Operation *at) : solver(solver) {
+    for (Operation *p = at; p; p = p->getParentOp()) {
+      Region *region = p->getParentRegion();
+      auto branch = dyn_cast_or_null<scf::IfOp>(p->getParentOp());
+      if (branch && region)
+        addCondition(branch.getCondition(),
+                     region == &branch.getThenRegion(), 0);
+    }
+  }
+
+  /// Whether `index + [0, span]` lies in [0, extent) wherever `at` runs.
+  bool proves(Value index, int64_t span, int64_t extent) {
+    std::optional<Lin> i = linearize(index, 0);
+    if (!i)
+      return false;
+    Lin below = scale(*i, -1); // -index - 1 >= 0: index < 0
+    below.k -= 1;
+    Lin above = *i; // index + span - extent >= 0
+    above.k += span - extent;
+    return infeasibleWith(below) && infeasibleWith(above);
+  }
+
+private:
+  struct Lin {
+    llvm::SmallDenseMap<unsigned, int64_t, 8> c;
+    int64_t k = 0;
+  };
+  static Lin constant(int64_t k) {
+    Lin l;
+    l.k = k;
+    return l;
+  }
+  static Lin column(unsigned col) {
+    Lin l;
+    l.c[col] = 1;
+    return l;
+  }
+  static Lin scale(const Lin &a, int64_t f) {
+    Lin r;
+    for (auto [col, v] : a.c)
+      r.c[col] = v * f;
+    r.k = a.k * f;
+    return r;
+  }
+  static Lin add(const Lin &a, const Lin &b, int64_t f = 1) {
+    Lin r = a;
+    for (auto [col, v] : b.c)
+      r.c[col] += v * f;
+    r.k += b.k * f;
+    return r;
+  }
+  static bool isConstant(const Lin &a) {
+    return llvm::all_of(a.c, [](auto e) { return e.second == 0; });
+  }
+
+  unsigned fresh() { return numCols++; }
+  void atLeastZero(Lin l) { ineqs.push_back(std::move(l)); }
+  void isZero(Lin l) { eqs.push_back(std::move(l)); }
+
+  /// A column for a value that is not linear in others, with what bounds
+  /// it: its range, and for a loop variable its loop's bounds.
+  unsigned atom(Value v, unsigned depth) {
+    auto it = atoms.find(v);
+    if (it != atoms.end())
+      return it->second;
+    unsigned col = fresh();
+    atoms[v] = col;
+    Lin x = column(col);
+    if (auto *lattice =
+            solver.lookupState<dataflow::IntegerValueRangeLattice>(v))
+      if (!lattice->getValue().isUninitialized()) {
+        const ConstantIntRanges &r = lattice->getValue().getValue();
+        int64_t lo = r.smin().getSExtValue(), hi = r.smax().getSExtValue();
+        constexpr int64_t kHuge = int64_t(1) << 48;
+        if (lo > -kHuge)
+          atLeastZero(add(x, constant(lo), -1));
+        if (hi < kHuge)
+          atLeastZero(add(constant(hi), x, -1));
+      }
+    if (depth > 16)
+      return col;
+    auto bound = [&](OpFoldResult lb, OpFoldResult ub, OpFoldResult step) {
+      std::optional<Lin> l = linearize(lb, depth + 1);
+      std::optional<Lin> u = linearize(ub, depth + 1);
+      if (l)
+        atLeastZero(add(x, *l, -1)); // x >= lb
+      if (u) {
+        Lin r = add(*u, x, -1); // ub - x - 1 >= 0
+        r.k -= 1;
+        atLeastZero(r);
+      }
+      std::optional<int64_t> s = getConstantIntValue(step);
+      if (l && s && *s > 1) { // x = lb + s * q
+        unsigned q = fresh();
+        atLeastZero(column(q));
+        isZero(add(add(x, *l, -1), column(q), -*s));
+      }
+    };
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (auto loop = dyn_cast<scf::ForOp>(owner)) {
+        if (loop.getInductionVar() == arg)
+          bound(loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+      } else if (auto forall = dyn_cast<scf::ForallOp>(owner)) {
+        unsigned i = arg.getArgNumber();
+        if (i < forall.getRank())
+          bound(forall.getMixedLowerBound()[i], forall.getMixedUpperBound()[i],
+                forall.getMixedStep()[i]);
+      }
+    } else if (Operation *op = v.getDefiningOp()) {
+      // min(a, b) <= a, b; max(a, b) >= a, b.
+      if (isa<affine::AffineMinOp, affine::AffineMaxOp>(op)) {
+        bool isMin = isa<affine::AffineMinOp>(op);
+        AffineMap map = isMin ? cast<affine::AffineMinOp>(op).getAffineMap()
+                              : cast<affine::AffineMaxOp>(op).getAffineMap();
+        for (AffineExpr e : map.getResults())
+          if (std::optional<Lin> r =
+                  linearizeExpr(e, op->getOperands(), map.getNumDims(),
+                                depth + 1))
+            atLeastZero(isMin ? add(*r, x, -1) : add(x, *r, -1));
+      } else if (isa<arith::MinSIOp, arith::MinUIOp, arith::MaxSIOp,
+                     arith::MaxUIOp>(op)) {
+        bool isMin = isa<arith::MinSIOp, arith::MinUIOp>(op);
+        for (Value operand : op->getOperands())
+          if (std::optional<Lin> r = linearize(operand, depth + 1))
+            atLeastZero(isMin ? add(*r, x, -1) : add(x, *r, -1));
+      }
+    }
+    return col;
+  }
+
+  /// floor(a / d) as a new column q: d * q <= a <= d * q + d - 1.
+  Lin floorDiv(const Lin &a, int64_t d) {
+    unsigned q = fresh();
+    atLeastZero(add(a, column(q), -d));
+    Lin upper = add(scale(column(q), d), a, -1); // d*q + d - 1 - a >= 0
+    upper.k += d - 1;
+    atLeastZero(upper);
+    return column(q);
+  }
+
+  std::optional<Lin> linearizeExpr(AffineExpr e, ValueRange operands,
+                                   unsigned numDims, unsigned depth) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return constant(c.getValue());
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      return linearize(operands[d.getPosition()], depth + 1);
+    if (auto s = dyn_cast<AffineSymbolExpr>(e))
+      return linearize(operands[numDims + s.getPosition()], depth + 1);
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    std::optional<Lin> a = linearizeExpr(bin.getLHS(), operands, numDims, depth);
+    std::optional<Lin> b = linearizeExpr(bin.getRHS(), operands, numDims, depth);
+    if (!a || !b)
+      return std::nullopt;
+    switch (e.getKind()) {
+    case AffineExprKind::Add:
+      return add(*a, *b);
+    case AffineExprKind::Mul:
+      if (isConstant(*b))
+        return scale(*a, b->k);
+      if (isConstant(*a))
+        return scale(*b, a->k);
+      return std::nullopt;
+    case AffineExprKind::FloorDiv:
+    case AffineExprKind::CeilDiv:
+    case AffineExprKind::Mod: {
+      if (!isConstant(*b) || b->k <= 0)
+        return std::nullopt;
+      int64_t d = b->k;
+      if (e.getKind() == AffineExprKind::CeilDiv) {
+        Lin shifted = *a;
+        shifted.k += d - 1;
+        return floorDiv(shifted, d);
+      }
+      Lin q = floorDiv(*a, d);
+      return e.getKind() == AffineExprKind::FloorDiv ? q
+                                                     : add(*a, q, -d);
+    }
+    default:
+      return std::nullopt;
+    }
+  }
+
+  std::optional<Lin> linearize(OpFoldResult ofr, unsigned depth) {
+    if (std::optional<int64_t> c = getConstantIntValue(ofr))
+      return constant(*c);
+    if (auto v = dyn_cast<Value>(ofr))
+      return linearize(v, depth);
+    return std::nullopt;
+  }
+
+  std::optional<Lin> linearize(Value v, unsigned depth) {
+    if (depth > 32)
+      return std::nullopt;
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      return constant(*c);
+    Operation *op = v.getDefiningOp();
+    if (auto addOp = dyn_cast_or_null<arith::AddIOp>(op)) {
+      auto a = linearize(addOp.getLhs(), depth + 1);
+      auto b = linearize(addOp.getRhs(), depth + 1);
+      if (a && b)
+        return add(*a, *b);
+    } else if (auto sub = dyn_cast_or_null<arith::SubIOp>(op)) {
+      auto a = linearize(sub.getLhs(), depth + 1);
+      auto b = linearize(sub.getRhs(), depth + 1);
+      if (a && b)
+        return add(*a, *b, -1);
+    } else if (auto mul = dyn_cast_or_null<arith::MulIOp>(op)) {
+      auto a = linearize(mul.getLhs(), depth + 1);
+      auto b = linearize(mul.getRhs(), depth + 1);
+      if (a && b && isConstant(*b))
+        return scale(*a, b->k);
+      if (a && b && isConstant(*a))
+        return scale(*b, a->k);
+    } else if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp,
+                                arith::ExtSIOp, arith::ExtUIOp>(op)) {
+      return linearize(op->getOperand(0), depth + 1);
+    } else if (auto apply = dyn_cast_or_null<affine::AffineApplyOp>(op)) {
+      AffineMap map = apply.getAffineMap();
+      return linearizeExpr(map.getResult(0), apply.getMapOperands(),
+                           map.getNumDims(), depth);
+    } else if (auto lin =
+                   dyn_cast_or_null<affine::AffineLinearizeIndexOp>(op)) {
+      ValueRange indices = lin.getMultiIndex();
+      ArrayRef<int64_t> basis = lin.getStaticBasis();
+      size_t n = indices.size();
+      if (n > 0 && basis.size() + 1 >= n &&
+          llvm::none_of(basis.take_back(n - 1), ShapedType::isDynamic)) {
+        Lin total;
+        int64_t stride = 1;
+        for (size_t i = n; i-- > 0;) {
+          auto r = linearize(indices[i], depth + 1);
+          if (!r)
+            return std::nullopt;
+          total = add(total, scale(*r, stride));
+          if (i > 0)
+            stride *= basis[basis.size() - (n - i)];
+        }
+        return total;
+      }
+    }
+    return column(atom(v, depth));
+  }
+
+  /// The branch condition `cond` is `holds` where the access is.
+  void addCondition(Value cond, bool holds, unsigned depth) {
+    if (depth > 8)
+      return;
+    if (getConstantIntValue(cond))
+      return;
+    Operation *op = cond.getDefiningOp();
+    if (auto andOp = dyn_cast_or_null<arith::AndIOp>(op)) {
+      if (holds) {
+        addCondition(andOp.getLhs(), true, depth + 1);
+        addCondition(andOp.getRhs(), true, depth + 1);
+      }
+      return;
+    }
+    if (auto orOp = dyn_cast_or_null<arith::OrIOp>(op)) {
+      if (!holds) {
+        addCondition(orOp.getLhs(), false, depth + 1);
+        addCondition(orOp.getRhs(), false, depth + 1);
+      }
+      return;
+    }
+    if (auto xorOp = dyn_cast_or_null<arith::XOrIOp>(op)) {
+      std::optional<int64_t> one = getConstantIntValue(xorOp.getRhs());
+      if (one && *one != 0)
+        addCondition(xorOp.getLhs(), !holds, depth + 1);
+      return;
+    }
+    auto cmp = dyn_cast_or_null<arith::CmpIOp>(op);
+    if (!cmp || !cmp.getLhs().getType().isIntOrIndex())
+      return;
+    using P = arith::CmpIPredicate;
+    P p = holds ? cmp.getPredicate()
+                : arith::invertPredicate(cmp.getPredicate());
+    // Unsigned comparisons are signed ones where both sides are known
+    // non-negative.
+    bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+    auto nonNegative = [&](Value x) {
+      if (std::optional<int64_t> c = getConstantIntValue(x))
+        return *c >= 0;
+      auto *l = solver.lookupState<dataflow::IntegerValueRangeLattice>(x);
+      return l && !l->getValue().isUninitialized() &&
+             l->getValue().getValue().smin().isNonNegative();
+    };
+    if (isUnsigned && !(nonNegative(cmp.getLhs()) && nonNegative(cmp.getRhs())))
+      return;
+    std::optional<Lin> a = linearize(cmp.getLhs(), depth + 1);
+    std::optional<Lin> b = linearize(cmp.getRhs(), depth + 1);
+    if (!a || !b)
+      return;
+    Lin d = add(*a, *b, -1); // lhs - rhs
+    switch (p) {
+    case P::slt:
+    case P::ult: { // rhs - lhs - 1 >= 0
+      Lin r = scale(d, -1);
+      r.k -= 1;
+      atLeastZero(r);
+      break;
+    }
+    case P::sle:
+    case P::ule:
+      atLeastZero(scale(d, -1));
+      break;
+    case P::sgt:
+    case P::ugt:
+      d.k -= 1;
+      atLeastZero(d);
+      break;
+    case P::sge:
+    case P::uge:
+      atLeastZero(d);
+      break;
+    case P::eq:
+      isZero(d);
+      break;
+    case P::ne:
+      break;
+    }
+  }
+
+  SmallVector<int64_t> row(const Lin &l) const {
+    SmallVector<int64_t> r(numCols + 1, 0);
+    for (auto [col, v] : l.c)
+      r[col] = v;
+    r[numCols] = l.k;
+    return r;
+  }
+
+  /// Whether the constraints with `extra >= 0` have no integer point.
+  bool infeasibleWith(const Lin &extra) {
+    presburger::IntegerPolyhedron set(
+        presburger::PresburgerSpace::getSetSpace(numCols));
+    for (const Lin &l : ineqs)
+      set.addInequality(row(l));
+    for (const Lin &l : eqs)
+      set.addEquality(row(l));
+    set.addInequality(row(extra));
+    return set.isEmpty();
+  }
+
+  DataFlowSolver &solver;
+  llvm::DenseMap<Value, unsigned> atoms;
+  SmallVector<Lin> ineqs, eqs;
+  unsigned numCols = 0;
+};
 
 struct CheckBoundsPass
     : public mlir::tirx::impl::TIRxCheckBoundsBase<CheckBoundsPass> {
@@ -251,11 +642,16 @@ struct CheckBoundsPass
           int64_t span = d + 1 == indices.size() ? int64_t(a.width) - 1 : 0;
           std::optional<Range> r = rangeOf(solver, index, a.op);
           std::string problem;
+          bool intervalFails =
+              !r || r->lo < 0 || r->hi > extent - 1 - span;
           if (ShapedType::isDynamic(extent))
             problem = "dimension " + std::to_string(d) + " has no static size";
+          else if (intervalFails &&
+                   GuardedBounds(solver, a.op).proves(index, span, extent))
+            problem.clear(); // proven under the guards around the access
           else if (!r)
             problem = "index " + std::to_string(d) + " has no known range";
-          else if (r->lo < 0 || r->hi + span > extent - 1)
+          else if (r->lo < 0 || r->hi > extent - 1 - span)
             problem = "index " + std::to_string(d) + " lies in [" +
                       std::to_string(r->lo) + ", " +
                       std::to_string(r->hi + span) +

@@ -249,19 +249,22 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     } else {
       auto type = elementTypeOf(arg.getType());
       Attribute value = payload.getArgAttr(i, "tirx.value");
-      if (!type || !value)
+      if (!type)
         return payload.emitError()
                << "tirx-export-bundle: " << describe() << " of type "
                << arg.getType()
-               << " has no static value: give it an argument attribute "
-                  "{tirx.value = ...}";
+               << " is neither a buffer nor a scalar the runner can pass "
+                  "(f32, f64, f16, bf16, i8, i32, i64, index)";
       param.isBuffer = false;
       param.type = *type;
-      if (auto f = dyn_cast<FloatAttr>(value))
+      // Without {tirx.value = ...}, the runner seeds the scalar from the
+      // run's seed, the same for the kernel and the reference.
+      param.seeded = !value;
+      if (auto f = dyn_cast_or_null<FloatAttr>(value))
         param.value = f.getValueAsDouble();
-      else if (auto n = dyn_cast<IntegerAttr>(value))
+      else if (auto n = dyn_cast_or_null<IntegerAttr>(value))
         param.value = double(n.getValue().getSExtValue());
-      else
+      else if (value)
         return payload.emitError() << "tirx-export-bundle: tirx.value of "
                                    << describe() << " is not a number";
     }

@@ -130,6 +130,7 @@ void mlir::tirx::buildLowerToNVVMPipeline(
 }
 
 void mlir::tirx::buildAnalysisFormPipeline(OpPassManager &pm) {
+  pm.addPass(createTIRxAssumeArgumentAlignment());
   pm.addPass(createTIRxDistributeCopies());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createTIRxLowerVectorTransfers());

@@ -9,9 +9,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Runtime/Manifest.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -26,6 +28,7 @@
 namespace mlir {
 namespace tirx {
 #define GEN_PASS_DEF_TIRXPROVEVECTORALIGNMENT
+#define GEN_PASS_DEF_TIRXASSUMEARGUMENTALIGNMENT
 #include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
 } // namespace tirx
 } // namespace mlir
@@ -138,7 +141,32 @@ static uint64_t alignmentFromAttr(Attribute attr) {
   return 1;
 }
 
-/// The byte alignment proven for the address of element 0 of `memref`.
+/// Whether `f` may be a bundle's payload function, whose buffers (memref
+/// arguments, global allocations) the runner allocates: public, defined,
+/// top-level.
+static bool isPayloadFunction(func::FuncOp f) {
+  return f.isPublic() && !f.isExternal() &&
+         isa_and_nonnull<ModuleOp>(f->getParentOp());
+}
+
+uint64_t mlir::tirx::argumentAlignment(FunctionOpInterface func,
+                                       unsigned index) {
+  uint64_t stated = alignmentFromAttr(
+      func.getArgAttr(index, LLVM::LLVMDialect::getAlignAttrName()));
+  if (stated > 1)
+    return stated;
+  // The bundle ABI: the runner allocates every buffer parameter of the
+  // payload function (a public, top-level func.func) itself, aligned to
+  // kBundleBufferAlignment bytes (docs/bundle.md).
+  auto f = dyn_cast<func::FuncOp>(func.getOperation());
+  if (f && isPayloadFunction(f) && index < f.getNumArguments() &&
+      isa<MemRefType>(f.getArgument(index).getType()))
+    return ::tirx::runtime::kBundleBufferAlignment;
+  return 1;
+}
+
+/// The byte alignment proven for the aligned pointer of `memref` (the
+/// address of the element at layout offset 0).
 static uint64_t baseAlignment(Value memref, unsigned depth = 0) {
   if (depth > kMaxDepth)
     return 1;
@@ -146,17 +174,28 @@ static uint64_t baseAlignment(Value memref, unsigned depth = 0) {
     auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
     if (!func || arg.getOwner() != &func.getFunctionBody().front())
       return 1;
-    return alignmentFromAttr(
-        func.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getAlignAttrName()));
+    return mlir::tirx::argumentAlignment(func, arg.getArgNumber());
   }
   Operation *op = memref.getDefiningOp();
   if (auto cast = dyn_cast<memref::CastOp>(op))
     return baseAlignment(cast.getSource(), depth + 1);
+  // A view shares its source's aligned pointer; its offset is the layout's.
+  if (auto subview = dyn_cast<memref::SubViewOp>(op))
+    return baseAlignment(subview.getSource(), depth + 1);
   if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op))
     return std::max<uint64_t>(assume.getAlignment(),
                               baseAlignment(assume.getMemref(), depth + 1));
-  if (auto alloc = dyn_cast<memref::AllocOp>(op))
-    return alloc.getAlignment() ? *alloc.getAlignment() : 1;
+  if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+    if (alloc.getAlignment())
+      return *alloc.getAlignment();
+    // A global buffer the payload function allocates for its kernels is a
+    // bundle's scratch buffer: the runner allocates it, as the parameters.
+    auto func = dyn_cast<func::FuncOp>(alloc->getParentOp());
+    if (func && isPayloadFunction(func) &&
+        alloc.getType().getMemorySpace() == nullptr)
+      return ::tirx::runtime::kBundleBufferAlignment;
+    return 1;
+  }
   if (auto alloca = dyn_cast<memref::AllocaOp>(op))
     return alloca.getAlignment() ? *alloca.getAlignment() : 1;
   if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(op)) {
@@ -169,7 +208,52 @@ static uint64_t baseAlignment(Value memref, unsigned depth = 0) {
   return 1;
 }
 
-uint64_t mlir::tirx::proveAccessAlignment(Value memref, ValueRange indices) {
+/// The power of two (up to kCap) known to divide the layout offset of
+/// `memref`, in elements: static, or a subview's offsets times its source's
+/// strides plus the source's offset.
+static uint64_t offsetDivisor(Value memref, unsigned depth = 0) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || depth > kMaxDepth)
+    return 1;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return 1;
+  if (!ShapedType::isDynamic(offset))
+    return lowBit(offset);
+  Operation *op = memref.getDefiningOp();
+  if (auto cast = dyn_cast_or_null<memref::CastOp>(op))
+    return offsetDivisor(cast.getSource(), depth + 1);
+  if (auto assume = dyn_cast_or_null<memref::AssumeAlignmentOp>(op))
+    return offsetDivisor(assume.getMemref(), depth + 1);
+  auto subview = dyn_cast_or_null<memref::SubViewOp>(op);
+  if (!subview)
+    return 1;
+  SmallVector<int64_t> sourceStrides;
+  int64_t sourceOffset = 0;
+  if (failed(subview.getSourceType().getStridesAndOffset(sourceStrides,
+                                                         sourceOffset)))
+    return 1;
+  uint64_t divisor = offsetDivisor(subview.getSource(), depth + 1);
+  for (auto [offset, stride] :
+       llvm::zip(subview.getMixedOffsets(), sourceStrides)) {
+    uint64_t strideDivisor = ShapedType::isDynamic(stride) ? 1 : lowBit(stride);
+    uint64_t offsetDiv = 1;
+    if (std::optional<int64_t> c = getConstantIntValue(offset))
+      offsetDiv = lowBit(*c);
+    else if (auto v = dyn_cast<Value>(offset))
+      offsetDiv = knownDivisor(v, depth);
+    divisor = std::min(divisor, mulDivisors(offsetDiv, strideDivisor));
+  }
+  return divisor;
+}
+
+/// The byte alignment of an access to `memref` whose element offset is its
+/// layout offset plus, per dimension d, a multiple of `term(d, s)` (s: the
+/// power of two dividing the stride of d), as far as it is proven.
+static uint64_t
+alignmentOf(Value memref,
+            llvm::function_ref<uint64_t(unsigned, uint64_t)> term) {
   auto type = dyn_cast<MemRefType>(memref.getType());
   if (!type || !type.getElementType().isIntOrFloat())
     return 1;
@@ -179,36 +263,38 @@ uint64_t mlir::tirx::proveAccessAlignment(Value memref, ValueRange indices) {
   int64_t offset = 0;
   if (failed(type.getStridesAndOffset(strides, offset)))
     return 1;
-
-  // Linear element offset = offset + sum(index_i * stride_i).
-  uint64_t divisor = ShapedType::isDynamic(offset) ? 1 : lowBit(offset);
-  for (auto [index, stride] : llvm::zip(indices, strides)) {
-    uint64_t strideDivisor = ShapedType::isDynamic(stride) ? 1 : lowBit(stride);
-    divisor = std::min(divisor,
-                       mulDivisors(knownDivisor(index, 0), strideDivisor));
-  }
-  uint64_t proven =
-      std::min(baseAlignment(memref), mulDivisors(divisor, elementBytes));
-  return std::max<uint64_t>(proven, 1);
+  uint64_t divisor = offsetDivisor(memref);
+  for (auto [d, stride] : llvm::enumerate(strides))
+    divisor = std::min(
+        divisor, term(d, ShapedType::isDynamic(stride) ? 1 : lowBit(stride)));
+  return std::max<uint64_t>(
+      std::min(baseAlignment(memref), mulDivisors(divisor, elementBytes)), 1);
 }
 
-namespace {
-struct ProveVectorAlignmentPass
-    : public tirx::impl::TIRxProveVectorAlignmentBase<
-          ProveVectorAlignmentPass> {
-  void runOnOperation() override {
-    getOperation()->walk([](Operation *op) {
-      if (auto load = dyn_cast<vector::LoadOp>(op))
-        annotate(load, load.getBase(), load.getIndices(), load.getVectorType());
-      else if (auto store = dyn_cast<vector::StoreOp>(op))
-        annotate(store, store.getBase(), store.getIndices(),
-                 store.getVectorType());
-    });
-  }
+uint64_t mlir::tirx::proveViewAlignment(Value memref, int64_t innerMultiple) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getRank() == 0)
+    return 1;
+  unsigned inner = type.getRank() - 1;
+  return alignmentOf(memref, [&](unsigned d, uint64_t stride) -> uint64_t {
+    if (d == inner)
+      return mulDivisors(lowBit(innerMultiple), stride);
+    return type.getDimSize(d) == 1 ? kCap : stride; // index 0 only
+  });
+}
 
-  template <typename OpT>
-  static void annotate(OpT op, Value base, ValueRange indices,
-                       VectorType vectorType) {
+uint64_t mlir::tirx::proveAccessAlignment(Value memref, ValueRange indices) {
+  // Linear element offset = offset + sum(index_i * stride_i).
+  return alignmentOf(memref, [&](unsigned d, uint64_t stride) -> uint64_t {
+    return d < indices.size()
+               ? mulDivisors(knownDivisor(indices[d], 0), stride)
+               : kCap;
+  });
+}
+
+void mlir::tirx::annotateVectorAlignment(Operation *root) {
+  auto annotate = [](auto op, Value base, ValueRange indices,
+                     VectorType vectorType) {
     if (op.getAlignment())
       return; // The author's claim; never overwrite it.
     Type element = vectorType.getElementType();
@@ -216,12 +302,49 @@ struct ProveVectorAlignmentPass
       return;
     uint64_t elementBytes =
         std::max<uint64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+    // A vector of 3 x f32 claims 8 bytes, not 16: the backend may widen an
+    // access to its alignment.
     uint64_t vectorBytes =
-        llvm::PowerOf2Ceil(elementBytes * vectorType.getNumElements());
+        llvm::bit_floor(elementBytes * vectorType.getNumElements());
     uint64_t proven =
-        std::min(tirx::proveAccessAlignment(base, indices), vectorBytes);
+        std::min(mlir::tirx::proveAccessAlignment(base, indices), vectorBytes);
     if (proven > elementBytes)
       op.setAlignment(proven);
+  };
+  root->walk([&](Operation *op) {
+    if (auto load = dyn_cast<vector::LoadOp>(op))
+      annotate(load, load.getBase(), load.getIndices(), load.getVectorType());
+    else if (auto store = dyn_cast<vector::StoreOp>(op))
+      annotate(store, store.getBase(), store.getIndices(),
+               store.getVectorType());
+  });
+}
+
+namespace {
+struct ProveVectorAlignmentPass
+    : public mlir::tirx::impl::TIRxProveVectorAlignmentBase<
+          ProveVectorAlignmentPass> {
+  void runOnOperation() override {
+    mlir::tirx::annotateVectorAlignment(getOperation());
+  }
+};
+
+/// States the bundle ABI's alignment on the payload function's buffers, as
+/// `llvm.align`, so that every later step (and a reader) sees it.
+struct AssumeArgumentAlignmentPass
+    : public mlir::tirx::impl::TIRxAssumeArgumentAlignmentBase<
+          AssumeArgumentAlignmentPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+        if (func.getArgAttr(i, LLVM::LLVMDialect::getAlignAttrName()))
+          continue;
+        uint64_t align = mlir::tirx::argumentAlignment(func, i);
+        if (align > 1)
+          func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                           align));
+      }
   }
 };
 } // namespace

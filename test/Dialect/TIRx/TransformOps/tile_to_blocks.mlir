@@ -1,30 +1,8 @@
 // tile_to_blocks: a linalg op tiled into an scf.forall mapped to blocks.
 // Each refusal: its code, its message, the payload op, a hint; parameters
-// are checked by the verifier before anything runs.
+// are checked by the verifier before anything runs. (Sizes that do not
+// divide their extents leave tails: tails.mlir.)
 // RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics
-
-#id = affine_map<(d0) -> (d0)>
-func.func @saxpy(%x: memref<1000xf32>, %y: memref<1000xf32>) {
-  // expected-note @below {{payload op: func @saxpy / linalg.generic#0}}
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%x : memref<1000xf32>) outs(%y : memref<1000xf32>) {
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.addf %a, %b : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_divisible: tile size 256 does not divide the extent 1000 of loop 0}}
-    // expected-note @below {{hint: try 40, 50, 100, 125, 200, 250, 500 or 1000}}
-    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-}
-
-// -----
 
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {

@@ -72,7 +72,7 @@ module attributes {transform.with_named_sequence} {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %b = transform.tirx.tile_to_blocks %g tile_sizes [256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %e, %th = transform.tirx.tile_to_threads %t elements_per_thread [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{not_divisible: width 8 does not divide the per-thread extent 4}}
+    // expected-error @below {{not_divisible: width 8 is wider than the per-thread extent 4: no vector of that width fits}}
     // expected-note @below {{hint: try 2 or 4}}
     transform.tirx.vectorize %e width = 8 : !transform.any_op
     transform.yield

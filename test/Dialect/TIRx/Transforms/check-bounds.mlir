@@ -95,3 +95,129 @@ func.func @stepped(%x: memref<256xf32>) {
   }
   return
 }
+
+// -----
+
+// Upstream's min-bounded tail: a block of min(1024, 1000003 - b * 1024)
+// elements, a thread walking it by 256. Intervals see i up to 977 * 1024
+// (the size's range is unknown); under the constraints k < size <=
+// 1000003 - b * 1024 it is proven.
+#tail = affine_map<(d0) -> (-d0 * 1024 + 1000003, 1024)>
+func.func @min_bounded(%x: memref<1000003xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c977 = arith.constant 977 : index
+  %c1024 = arith.constant 1024 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c977, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %size = affine.min #tail(%bx)
+    %base = arith.muli %bx, %c1024 : index
+    scf.for %k = %tx to %size step %c256 {
+      %i = arith.addi %base, %k : index
+      %v = memref.load %x[%i] : memref<1000003xf32>
+      memref.store %v, %x[%i] : memref<1000003xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The same with one element too many: min(1025, ...) is not proven. (The
+// interval of the index overflowed int64 here, and once passed for small.)
+#tail = affine_map<(d0) -> (-d0 * 1024 + 1000004, 1025)>
+func.func @min_bounded_wrong(%x: memref<1000003xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c977 = arith.constant 977 : index
+  %c1024 = arith.constant 1024 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c977, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %size = affine.min #tail(%bx)
+    %base = arith.muli %bx, %c1024 : index
+    scf.for %k = %tx to %size step %c256 {
+      %i = arith.addi %base, %k : index
+      // expected-error @below {{unsafe_bounds: load of func @min_bounded_wrong / gpu.launch#0 / scf.for#0 / memref.load#0: index 0 has no known range}}
+      %v = memref.load %x[%i] : memref<1000003xf32>
+      // expected-error @below {{unsafe_bounds: store to func @min_bounded_wrong / gpu.launch#0 / scf.for#0 / memref.store#0: index 0 has no known range}}
+      memref.store %v, %x[%i] : memref<1000003xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A guarded tail: full 4-wide vectors in blocks below 976, the last
+// block's 579 elements as 144 vectors and one of 3 (in the else branches:
+// b >= 976, t >= 144). Intervals see the then-branch bound only.
+func.func @guarded_tail(%x: memref<1000003xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c144 = arith.constant 144 : index
+  %c145 = arith.constant 145 : index
+  %c256 = arith.constant 256 : index
+  %c976 = arith.constant 976 : index
+  %c977 = arith.constant 977 : index
+  %c1024 = arith.constant 1024 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c977, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %b = arith.muli %bx, %c1024 : index
+    %t = arith.muli %tx, %c4 : index
+    %i = arith.addi %b, %t : index
+    %full = arith.cmpi ult, %bx, %c976 : index
+    scf.if %full {
+      %v = vector.load %x[%i] : memref<1000003xf32>, vector<4xf32>
+      vector.store %v, %x[%i] : memref<1000003xf32>, vector<4xf32>
+    } else {
+      %in = arith.cmpi ult, %tx, %c145 : index
+      scf.if %in {
+        %whole = arith.cmpi ult, %tx, %c144 : index
+        scf.if %whole {
+          %v = vector.load %x[%i] : memref<1000003xf32>, vector<4xf32>
+          vector.store %v, %x[%i] : memref<1000003xf32>, vector<4xf32>
+        } else {
+          %v = vector.load %x[%i] : memref<1000003xf32>, vector<3xf32>
+          vector.store %v, %x[%i] : memref<1000003xf32>, vector<3xf32>
+        }
+      }
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The same with the tail read 4-wide: one element past the end.
+func.func @guarded_tail_wrong(%x: memref<1000003xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c145 = arith.constant 145 : index
+  %c256 = arith.constant 256 : index
+  %c976 = arith.constant 976 : index
+  %c977 = arith.constant 977 : index
+  %c1024 = arith.constant 1024 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c977, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %b = arith.muli %bx, %c1024 : index
+    %t = arith.muli %tx, %c4 : index
+    %i = arith.addi %b, %t : index
+    %full = arith.cmpi ult, %bx, %c976 : index
+    scf.if %full {
+    } else {
+      %in = arith.cmpi ult, %tx, %c145 : index
+      scf.if %in {
+        // expected-error @below {{unsafe_bounds: load of func @guarded_tail_wrong / gpu.launch#0 / scf.if#0 / scf.if#0 / vector.load#0: index 0 lies in [0, 1000003], outside dimension 0 of size 1000003}}
+        %v = vector.load %x[%i] : memref<1000003xf32>, vector<4xf32>
+        // expected-error @below {{unsafe_bounds: store to func @guarded_tail_wrong / gpu.launch#0 / scf.if#0 / scf.if#0 / vector.store#0: index 0 lies in [0, 1000003], outside dimension 0 of size 1000003}}
+        vector.store %v, %x[%i] : memref<1000003xf32>, vector<4xf32>
+      }
+    }
+    gpu.terminator
+  }
+  return
+}

@@ -3,12 +3,12 @@
 // RUN: not tirx-opt %s -split-input-file --tirx-export-bundle=ptxas=none 2>&1 | FileCheck %s --check-prefix=NODIR
 // NODIR: error: tirx-export-bundle: the option dir= is required
 
-// expected-error @below {{parameter #0 (arg0) of @f of type 'f32' has no static value: give it an argument attribute {tirx.value = ...}}}
-func.func @f(%a: f32, %m: memref<4xf32>) {
+// expected-error @below {{parameter #0 (arg0) of @f of type 'i16' is neither a buffer nor a scalar the runner can pass (f32, f64, f16, bf16, i8, i32, i64, index)}}
+func.func @f(%a: i16, %m: memref<4xi16>) {
   %c1 = arith.constant 1 : index
   gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
              threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
-    memref.store %a, %m[%tx] : memref<4xf32>
+    memref.store %a, %m[%tx] : memref<4xi16>
     gpu.terminator
   }
   return

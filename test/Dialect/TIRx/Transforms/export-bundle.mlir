@@ -51,6 +51,7 @@
 // CHECK: "params": [
 // CHECK: "kind": "scalar",
 // CHECK-NEXT: "name": "alpha",
+// CHECK-NEXT: "role": "scalar",
 // CHECK-NEXT: "type": "f32",
 // CHECK-NEXT: "value": 0.5
 // CHECK: "bytes": 4096,

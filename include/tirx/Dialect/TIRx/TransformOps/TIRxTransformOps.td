@@ -61,12 +61,17 @@ def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [
       "description": "elements per block along each parallel loop, outermost first; 0 leaves a loop untiled"}}},
    "preconditions": ["the target is a linalg op not yet mapped to blocks",
                      "tiled loops are parallel and at most 3",
-                     "each tile size divides its loop's static extent"]}
+                     "static loop extents (a size that does not divide its extent leaves a tail tile)"]}
 }]> {
   let summary = "Tile a linalg op into a forall mapped to GPU blocks";
   let description = [{
     Tiles the target's loops by `tile_sizes` into one `scf.forall` mapped to
-    `#gpu.block<x/y/z>` (the innermost tiled loop to `x`).
+    `#gpu.block<x/y/z>` (the innermost tiled loop to `x`). Where a size does
+    not divide its loop's extent, the forall has ceil(extent / size)
+    iterations and its body is `scf.if (i < extent / size)` the full tile's
+    op, else a tail op of the remaining static size (marked `tirx.tail`):
+    every tile stays static (docs/actions.md, "Tails"). The `tiled` handle
+    then holds the full tile's op; match the ops again to reach the tails.
 
     ```mlir
     %tiled, %blocks = transform.tirx.tile_to_blocks %generic tile_sizes [1024]
@@ -78,8 +83,8 @@ def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [
     Consumes the target handle; produces handles to the tiled op and the
     forall. Refuses (silenceable) with `not_applicable` (not a linalg op),
     `bad_order` (already inside a block mapping), `invalid_parameter`,
-    `not_parallel` (a reduction loop) or `not_divisible` (a tile size that
-    does not divide its loop's extent; the hint lists sizes that do).
+    `not_parallel` (a reduction loop) or `dynamic_shape` (a loop of run-time
+    size).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DenseI64ArrayAttr:$tile_sizes);
@@ -99,14 +104,15 @@ def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic",
      "max_threads": {"type": "integer", "minimum": 32, "maximum": 1024, "default": 1024,
       "description": "the most threads a block may have"}}},
    "preconditions": ["the target is inside a forall mapped to blocks (tile_to_blocks first)",
-                     "each count divides its loop's extent in the block's tile",
-                     "threads per block = tile / elements is a multiple of 32 and at most max_threads"]}
+                     "threads per block = ceil(tile / elements) is a multiple of 32 and at most max_threads (a tail tile: any count up to max_threads)"]}
 }]> {
   let summary = "Tile a block's linalg op into a forall mapped to GPU threads";
   let description = [{
     Inside a block forall, tiles the target so that each thread computes
     `elements_per_thread` elements per loop: threads per block =
-    tile extent / elements, mapped to `#gpu.thread<x/y/z>`.
+    ceil(tile extent / elements), mapped to `#gpu.thread<x/y/z>`; where the
+    count does not divide the extent the last thread computes a tail op of
+    the rest, as tile_to_blocks does for blocks.
 
     ```mlir
     %tiled, %threads = transform.tirx.tile_to_threads %tile elements_per_thread [4]
@@ -117,8 +123,9 @@ def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic",
 
     Consumes the target; produces the tiled op and the thread forall.
     Refuses with `bad_order` (not inside a block mapping),
-    `invalid_parameter`, `not_divisible`, or `bad_block_size` (threads per
-    block not a multiple of 32, or above `max_threads`, 1024 by default).
+    `invalid_parameter`, or `bad_block_size` (threads per block not a
+    multiple of 32, or above `max_threads`, 1024 by default; a tail tile's
+    threads may fill only part of the block).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DenseI64ArrayAttr:$elements_per_thread,
@@ -139,7 +146,8 @@ def TIRx_VectorizeOp : TIRx_TransformOp<"vectorize", "linalg.generic", [{
                      "its loops are all parallel",
                      "the innermost loop is the contiguous axis of every operand",
                      "width x element size is at most 16 bytes",
-                     "width divides the per-thread extent of the innermost loop"]}
+                     "width is at most the per-thread extent of the innermost loop (a tail tile excepted)",
+                     "every full-width access is provably aligned to its size (the bundle ABI aligns the payload's buffers to 256 bytes)"]}
 }]> {
   let summary = "Vectorize a thread's linalg op, with proven alignment";
   let description = [{
@@ -147,7 +155,10 @@ def TIRx_VectorizeOp : TIRx_TransformOp<"vectorize", "linalg.generic", [{
     is tiled by `width` when longer, vectorized, the transfers lowered to
     `vector.load/store` and, where the base's alignment and the index prove
     it, `alignment` set (16 bytes for 4 x f32, so that the loads become
-    `ld.global.v4.b32`).
+    `ld.global.v4.b32`). A per-thread extent the width does not divide ends
+    in one shorter vector (6 = 4 + 2). A full-width access whose alignment
+    cannot be proven (a row length or tile offset that is no multiple of
+    the width) is refused: it would lower to scalar accesses.
 
     ```mlir
     transform.tirx.vectorize %tile width = 4 : !transform.any_op
@@ -158,8 +169,10 @@ def TIRx_VectorizeOp : TIRx_TransformOp<"vectorize", "linalg.generic", [{
     Consumes the target handle. Refuses with `bad_order` (not inside a thread
     mapping), `not_applicable` (not a linalg op, or a reduction),
     `not_contiguous` (the innermost loop is not the contiguous axis of an
-    operand, named), `too_wide` (more than 16 bytes) or `not_divisible` (the
-    hint lists widths that divide the per-thread extent).
+    operand, named), `too_wide` (more than 16 bytes), `misaligned` (a
+    full-width access not provably aligned; the hint names a width that is)
+    or `not_divisible` (the width is above the per-thread extent of a full
+    tile; the hint lists widths that fit).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target, I64Attr:$width);
   let results = (outs);
@@ -278,12 +291,15 @@ def TIRx_TileReductionOp : TIRx_TransformOp<"tile_reduction", "linalg.generic", 
       "description": "per loop; non-zero only on reduction loops: each is walked by an scf.for in steps of this size"}}},
    "preconditions": ["the target is a linalg op",
                      "only reduction loops get a non-zero size",
-                     "each size divides its loop's static extent"]}
+                     "at most one size leaves a tail (does not divide its loop's static extent), on buffers, no larger than the extent"]}
 }]> {
   let summary = "Tile the reduction loops of a linalg op into scf.for";
   let description = [{
     Walks the reduction loops in steps of `tile_sizes` with `scf.for`, each
-    step reducing one tile (a thread accumulating a chunk at a time).
+    step reducing one tile (a thread accumulating a chunk at a time). Where
+    a size does not divide its loop's extent, the rest is one more op after
+    the loop (1000 in steps of 64: 15 steps, then 40), so the reduction
+    combines in the same order.
 
     ```mlir
     %tiled, %loop = transform.tirx.tile_reduction %matmul tile_sizes [0, 0, 16]
@@ -295,7 +311,8 @@ def TIRx_TileReductionOp : TIRx_TransformOp<"tile_reduction", "linalg.generic", 
     Consumes the target; produces the tiled op and the outermost loop.
     Refuses with `not_applicable`, `invalid_parameter`, `not_reduction` (a
     size on a parallel loop: use tile_to_blocks or tile_to_threads) or
-    `not_divisible`.
+    `not_divisible` (tails in several loops, a size above its extent, or an
+    op on tensors).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DenseI64ArrayAttr:$tile_sizes);

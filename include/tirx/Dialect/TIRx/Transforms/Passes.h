@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
@@ -114,6 +115,22 @@ LogicalResult runPipelineStrictly(OpPassManager &pm, ModuleOp module,
 /// The byte alignment of `memref` at element offset `index`, as far as it is
 /// proven (1 when nothing is known). Exposed for the view analyses.
 uint64_t proveAccessAlignment(Value memref, ValueRange indices);
+
+/// The byte alignment proven for every access `memref[i_0, ..., i_n]` whose
+/// last index is a multiple of `innerMultiple` (the other indices any): what
+/// a thread's tile, read in vectors of `innerMultiple`, is known to have.
+uint64_t proveViewAlignment(Value memref, int64_t innerMultiple);
+
+/// The byte alignment of argument `index` of `func`: its `llvm.align`, else
+/// the bundle ABI's (runtime::kBundleBufferAlignment) for a memref argument
+/// of a public top-level func.func (the payload function, whose buffers the
+/// runner allocates), else 1.
+uint64_t argumentAlignment(FunctionOpInterface func, unsigned index);
+
+/// Sets `alignment` on every vector.load and vector.store under `root` that
+/// has none, where a larger one than the element's is proven (capped at the
+/// largest power of two not above the vector's size).
+void annotateVectorAlignment(Operation *root);
 
 } // namespace tirx
 } // namespace mlir

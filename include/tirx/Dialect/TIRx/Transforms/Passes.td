@@ -197,6 +197,21 @@ def TIRxProveVectorAlignment
   }];
 }
 
+def TIRxAssumeArgumentAlignment
+    : Pass<"tirx-assume-argument-alignment", "::mlir::ModuleOp"> {
+  let summary = "State the bundle ABI's buffer alignment on the payload's arguments";
+  let description = [{
+    The runner allocates every buffer a bundle's payload function takes
+    (`cuMemAlloc`, 256-byte aligned: `kBundleBufferAlignment`). This pass
+    writes that promise down as `llvm.align = 256` on each memref argument of
+    a public top-level `func.func` that states no alignment of its own, so
+    that alignment proofs (`tirx-prove-vector-alignment`, `vectorize`) need
+    no annotation in the payload. It runs first in the analysis form and so
+    in `tirx-lower-to-nvvm`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TIRxMapReference : Pass<"tirx-map-reference", "::mlir::ModuleOp"> {
   let summary = "Map an unscheduled payload to the GPU the plainest way";
   let description = [{
