@@ -34,3 +34,5 @@ func.func @copy(%src: memref<1024xf32>, %dst: memref<1024xf32>) {
   }
   return
 }
+
+// The CHECK lines of this test are named by the --check-prefix of each RUN line.

@@ -19,3 +19,5 @@
 // MEM: "bytes_written": 67108864
 
 // SUMMARY: not mapped to the GPU yet (1 linalg ops, 0 loops)
+
+// The CHECK lines of this test are named by the --check-prefix of each RUN line.
