@@ -141,12 +141,34 @@ ElementType elementType(const json &value, const std::string &path) {
                  "\" (expected f32, f64, f16, bf16, i8, i32 or i64)");
 }
 
+/// A constant: a JSON number, or "inf", "-inf" or "nan" (JSON has no
+/// literal for them; a max reduction starts from -inf).
 double number(const json &value, const std::string &path) {
+  if (value.is_string()) {
+    const std::string &s = value.get_ref<const std::string &>();
+    if (s == "inf")
+      return INFINITY;
+    if (s == "-inf")
+      return -INFINITY;
+    if (s == "nan")
+      return NAN;
+  }
   if (!value.is_number())
-    fail(path, "expected a number, got " + value.dump());
+    fail(path, "expected a number (or \"inf\", \"-inf\", \"nan\"), got " +
+                   value.dump());
   double v = value.get<double>();
   if (!std::isfinite(v))
     fail(path, "must be finite");
+  return v;
+}
+
+/// `v` as numbers above read it: non-finite values as strings (nlohmann
+/// writes them as null).
+json numberJSON(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
   return v;
 }
 
@@ -405,7 +427,7 @@ std::string serializeManifest(const Manifest &m) {
     } else {
       j["role"] = "scalar";
       if (!p.seeded)
-        j["value"] = p.value;
+        j["value"] = numberJSON(p.value);
     }
     root["params"].push_back(j);
   }
@@ -434,7 +456,7 @@ std::string serializeManifest(const Manifest &m) {
         j["args"].push_back({{"scratch", *a.scratch}});
       else
         j["args"].push_back(
-            {{"type", elementTypeName(a.type)}, {"value", a.value}});
+            {{"type", elementTypeName(a.type)}, {"value", numberJSON(a.value)}});
     }
     j["ptxas"] = {{"registers", k.ptxas.registers},
                   {"shared_bytes", k.ptxas.sharedBytes},

@@ -71,6 +71,33 @@ TEST(ManifestTest, ParsesAndRoundTrips) {
   EXPECT_EQ(serializeManifest(again), serializeManifest(m));
 }
 
+// A constant -inf (a max reduction's start: softmax, rowmax) was written
+// as null and the reference's manifest then failed to parse, so no softmax
+// candidate could be checked (tirx tune on the H200).
+TEST(ManifestTest, NonFiniteConstantsRoundTrip) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(withField(R"({"type": "i64", "value": 7})",
+                                      R"({"type": "f32", "value": "-inf"})"),
+                            m, error))
+      << error;
+  EXPECT_TRUE(std::isinf(m.kernels[0].args[3].value));
+  EXPECT_LT(m.kernels[0].args[3].value, 0);
+  m.kernels[0].args[3].value = NAN;
+  std::string text = serializeManifest(m);
+  EXPECT_NE(text.find("\"nan\""), std::string::npos);
+  Manifest again;
+  ASSERT_TRUE(parseManifest(text, again, error)) << error;
+  EXPECT_TRUE(std::isnan(again.kernels[0].args[3].value));
+  m.kernels[0].args[3].value = INFINITY;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_TRUE(std::isinf(again.kernels[0].args[3].value));
+  EXPECT_NE(parseError(withField(R"({"type": "i64", "value": 7})",
+                                 R"({"type": "f32", "value": "infinity"})"))
+                .find("kernels[0].args[3].value"),
+            std::string::npos);
+}
+
 TEST(ManifestTest, MalformedCasesNameTheField) {
   EXPECT_NE(parseError("{").find("not valid JSON"), std::string::npos);
   EXPECT_NE(parseError("[]").find("expected a JSON object"), std::string::npos);
