@@ -33,6 +33,7 @@ namespace mlir {
 namespace tirx {
 #define GEN_PASS_DEF_TIRXWORKGROUPALLOCS
 #define GEN_PASS_DEF_TIRXSINKCONSTANTS
+#define GEN_PASS_DEF_TIRXALIGNWORKGROUPBUFFERS
 #define GEN_PASS_DEF_TIRXLOWERTONVVM
 #include "tirx/Dialect/TIRx/Transforms/Passes.h.inc"
 } // namespace tirx
@@ -196,6 +197,10 @@ llvm::Expected<std::string> mlir::tirx::findCudaToolkit(StringRef toolkit,
 
 void mlir::tirx::buildNVVMCodegenPipeline(
     OpPassManager &pm, const TIRxLowerToNVVMOptions &options) {
+  // Before upstream's pipeline: its nvgpu lowering fails on bf16 mma.sync,
+  // and its shared globals are aligned to their element type only.
+  pm.addPass(createTIRxLowerBf16Mma());
+  pm.addPass(createTIRxAlignWorkgroupBuffers());
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
   nvvm.cubinFeatures = options.features;
@@ -270,6 +275,20 @@ struct SinkConstantsPass
       (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) {
         return op->hasTrait<OpTrait::ConstantLike>();
       });
+    });
+  }
+};
+
+struct AlignWorkgroupBuffersPass
+    : public tirx::impl::TIRxAlignWorkgroupBuffersBase<
+          AlignWorkgroupBuffersPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](gpu::GPUFuncOp func) {
+      for (unsigned i = 0, e = func.getNumWorkgroupAttributions(); i < e; ++i)
+        if (!func.getWorkgroupAttributionAttr(i, "llvm.align"))
+          func.setWorkgroupAttributionAttr(
+              i, "llvm.align",
+              IntegerAttr::get(IntegerType::get(func.getContext(), 64), 16));
     });
   }
 };

@@ -148,6 +148,50 @@ def TIRxPromoteAccumulators : Pass<"tirx-promote-accumulators"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TIRxAlignWorkgroupBuffers : Pass<"tirx-align-workgroup-buffers"> {
+  let summary = "Align every kernel's shared buffers to 16 bytes";
+  let description = [{
+    A workgroup attribution of a `gpu.func` lowers to a shared global
+    aligned to its element type only (2 bytes for bf16) unless it carries
+    `llvm.align`. `ldmatrix` reads 16-byte rows and `cp.async` writes up to
+    16 bytes at once: both need 16-byte aligned rows, which `use_mma` and
+    the copies prove from the buffer's offsets and strides assuming an
+    aligned base. This pass gives each attribution without `llvm.align`
+    an alignment of 16. Runs after kernel outlining.
+
+    ```mlir
+    gpu.func @k() workgroup(%s : memref<32x40xbf16, #gpu.address_space<workgroup>>)
+    // becomes
+    gpu.func @k() workgroup(%s : memref<32x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def TIRxLowerBf16Mma : Pass<"tirx-lower-bf16-mma"> {
+  let summary = "Lower bf16 nvgpu.mma.sync to nvvm.mma.sync";
+  let description = [{
+    LLVM 22's `convert-nvgpu-to-nvvm` lowers `nvgpu.mma.sync` on f16, tf32,
+    f64 and integer operands but fails on bf16 ("failed to deduce operand
+    PTX types"), although PTX has `mma.sync.aligned.m16n8k16.row.col
+    .f32.bf16.bf16.f32` and `nvvm.mma.sync` takes it. This pass rewrites
+    each bf16 `nvgpu.mma.sync` (16x8x16, f32 accumulator) into
+    `nvvm.mma.sync`: every 32-bit register of A and B (two bf16) becomes an
+    i32, C's four f32 are passed as they are, and the result struct is
+    repacked into the `vector<2x2xf32>` the op returned.
+
+    ```mlir
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]}
+        : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    // becomes 4 + 2 i32 and 4 f32 operands of
+    //   nvvm.mma.sync ... {multiplicandAPtxType = #nvvm.mma_type<bf16>, ...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TIRxSinkConstants : Pass<"tirx-sink-constants"> {
   let summary = "Sink constants used in a gpu.launch into it";
   let description = [{
