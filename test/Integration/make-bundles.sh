@@ -20,6 +20,8 @@ export_bundle rowsum-ref "$ex/rowsum.mlir" --tirx-map-reference
 export_bundle rmsnorm-ref "$ex/rmsnorm.mlir" --tirx-map-reference
 export_bundle softmax-ref "$ex/softmax.mlir" --tirx-map-reference
 export_bundle layernorm-ref "$ex/layernorm.mlir" --tirx-map-reference
+export_bundle matmul_bf16-ref "$ex/matmul_bf16.mlir" --tirx-map-reference
+export_bundle matmul_f16-ref "$ex/matmul_f16.mlir" --tirx-map-reference
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 export_bundle saxpy-off-by-one "$in/saxpy-off-by-one.mlir"

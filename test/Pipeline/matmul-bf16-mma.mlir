@@ -19,12 +19,13 @@
 // CHECK: gpu.binary @matmul_kernel
 // CHECK-SAME: .shared .align 16 .b8 __wg_matmul_kernel_0[15360]
 // CHECK-SAME: .shared .align 16 .b8 __wg_matmul_kernel_1[13824]
-// CHECK-SAME: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, 16;
+// CHECK-SAME: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
 // CHECK-SAME: cp.async.commit_group;
-// CHECK-SAME: cp.async.wait_group 1;
+// CHECK-SAME: cp.async.wait_group {{\\09}}1;
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK-SAME: cp.async.wait_group {{\\09}}0;
 // CHECK-NOT: ld.global.v4
 func.func @matmul(%A: memref<128x256xbf16> {llvm.align = 16 : i64},
                   %B: memref<256x128xbf16> {llvm.align = 16 : i64},

@@ -244,6 +244,8 @@ void tirx::pipelineStagedCopies(RewriterBase &rewriter, scf::ForOp loop,
       s.cst(stages));
   Value ahead =
       arith::AddIOp::create(rewriter, loc, iv, s.cst((stages - 1) * step));
+  // Only the iterations before the last stages - 1 have a tile to issue
+  // (the guard becomes a loop split below).
   Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
                                         ahead, loop.getUpperBound());
   auto guard = scf::IfOp::create(rewriter, loc, inRange, /*withElse=*/false);
@@ -284,7 +286,41 @@ void tirx::pipelineStagedCopies(RewriterBase &rewriter, scf::ForOp loop,
       rewriter.eraseOp(staged.buffer);
   }
 
-  // After the loop no copy is in flight (its last groups are empty).
+  // The last stages - 1 iterations issue nothing: they become a loop of
+  // their own, and the main loop's copies need no guard (every index they
+  // compute is in bounds on its face).
+  int64_t ub = *getConstantIntValue(loop.getUpperBound());
+  int64_t trips = (ub - lb + step - 1) / step;
+  int64_t mainEnd = lb + (trips - (stages - 1)) * step;
+  rewriter.setInsertionPoint(loop);
+  Value split = s.cst(mainEnd);
   rewriter.setInsertionPointAfter(loop);
+  IRMapping map;
+  auto rest = cast<scf::ForOp>(rewriter.clone(*loop.getOperation(), map));
+  rest.getLowerBoundMutable().assign(split);
+  rest.getInitArgsMutable().assign(loop.getResults());
+  for (auto [old, now] : llvm::zip(loop.getResults(), rest.getResults()))
+    rewriter.replaceAllUsesExcept(old, now, rest);
+  loop.getUpperBoundMutable().assign(split);
+  for (auto other : llvm::make_early_inc_range(rest.getBody()->getOps<scf::IfOp>()))
+    if (other.getCondition() == map.lookupOrNull(guard.getCondition()))
+      rewriter.eraseOp(other);
+  Block *then = guard.thenBlock();
+  rewriter.eraseOp(then->getTerminator());
+  rewriter.inlineBlockBefore(then, guard);
+  rewriter.eraseOp(guard);
+  for (scf::ForOp l : {loop, rest})
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation &op :
+           llvm::make_early_inc_range(l.getBody()->without_terminator()))
+        if (isOpTriviallyDead(&op)) {
+          rewriter.eraseOp(&op);
+          erased = true;
+        }
+    }
+
+  // After the loops no copy is in flight (their last groups are empty).
+  rewriter.setInsertionPointAfter(rest);
   s.wait(0);
 }

@@ -248,7 +248,8 @@ struct PipelineOptions {
 /// flight), synchronizes the block, issues the copy of tile
 /// i + stages - 1 (when there is one) into the buffer iteration i - 1 used,
 /// commits it as a group (nvvm.cp.async.commit.group), then computes on
-/// tile i's buffer. The copies are
+/// tile i's buffer. The last stages - 1 iterations, which have no tile to
+/// issue (they commit empty groups), become a second loop. The copies are
 /// marked kAsyncCopyAttrName.
 void pipelineStagedCopies(RewriterBase &rewriter, scf::ForOp loop,
                           ArrayRef<StagedCopy> copies,
