@@ -48,7 +48,8 @@ for bench in ${only//,/ }; do
               bench-matmul2048-mmapad128 ;;
     matmul_bf16|matmul_f16)
             tirx $bench $bench-ref recipe-$bench-mma recipe-$bench-pipeline \
-              bench-$bench-k16s4 bench-$bench-n256s3 ;;
+              bench-$bench-k16s4 bench-$bench-n256s3 bench-$bench-k32s4 \
+              bench-$bench-n256k32s3 ;;
     *) echo "all-bench.sh: unknown benchmark '$bench'" >&2; exit 2 ;;
   esac
 done

@@ -52,7 +52,9 @@ for _t in ("bf16", "f16"):
         ("recipe-matmul_%s-mma" % _t, "TIRx use_mma 128x128 k32, 2x2 warps, ldmatrix (matmul_%s-mma)" % _t),
         ("recipe-matmul_%s-pipeline" % _t, "TIRx + pipeline 2 stages, cp.async (matmul_%s-pipeline)" % _t),
         ("bench-matmul_%s-k16s4" % _t, "TIRx use_mma 128x128 k16, 2x2 warps, pipeline 4 stages"),
-        ("bench-matmul_%s-n256s3" % _t, "TIRx use_mma 128x256 k16, 2x4 warps, pipeline 3 stages")]
+        ("bench-matmul_%s-n256s3" % _t, "TIRx use_mma 128x256 k16, 2x4 warps, pipeline 3 stages"),
+        ("bench-matmul_%s-k32s4" % _t, "TIRx use_mma 128x128 k32, 2x2 warps, pipeline 4 stages (74 KiB dynamic shared)"),
+        ("bench-matmul_%s-n256k32s3" % _t, "TIRx use_mma 128x256 k32, 2x4 warps, pipeline 3 stages (80 KiB dynamic shared)")]
 TITLES = {"saxpy": "saxpy 2^26 f32 (y in place)",
           "exp-scale": "exp-scale 2^20 f32",
           "rowsum": "row sums 1024x16384 f32 (s +=)",

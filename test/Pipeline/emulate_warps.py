@@ -288,6 +288,9 @@ class Machine:
             off = ints(op.attr(r"offsets = \[([^\]]*)\]"))[::2] if ": i64" in op.rest else ints(op.attr(r"offsets = \[([^\]]*)\]"))
             size = ints(op.attr(r"sizes = \[([^\]]*)\]"))[::2] if ": i64" in op.rest else ints(op.attr(r"sizes = \[([^\]]*)\]"))
             self.lanewise(env, op, lambda v: [row[off[1]:off[1] + size[1]] for row in v[off[0]:off[0] + size[0]]])
+        elif n == "vector.shuffle":
+            mask = ints(op.attr(r"mask = array<i64: ([^>]*)>"))
+            self.lanewise(env, op, lambda x, y: [(x + y)[i] for i in mask])
         elif n == "nvgpu.ldmatrix":
             self.ldmatrix(op, env)
         elif n == "nvgpu.mma.sync":

@@ -206,10 +206,12 @@ struct WarpTile {
               rewriter, loc, VectorType::get({4, 2}, type), b,
               ValueRange{kRow, add(col, ldCol)}, /*transpose=*/true,
               /*numTiles=*/4);
+          // Rows 0-1 and 2-3: a shuffle along the leading dimension (an
+          // n-D vector.extract_strided_slice does not lower to LLVM).
           for (int64_t half = 0; half < 2; ++half)
-            fragB.push_back(vector::ExtractStridedSliceOp::create(
-                rewriter, loc, both, ArrayRef<int64_t>{2 * half, 0},
-                ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1}));
+            fragB.push_back(vector::ShuffleOp::create(
+                rewriter, loc, both, both,
+                ArrayRef<int64_t>{2 * half, 2 * half + 1}));
           ++ni;
           continue;
         }

@@ -297,8 +297,8 @@ module attributes {transform.with_named_sequence} {
 
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    // expected-error @below {{invalid_parameter: max_shared_bytes must lie in [1, 49152]}}
-    transform.tirx.pipeline %root {max_shared_bytes = 100000} : !transform.any_op
+    // expected-error @below {{invalid_parameter: max_shared_bytes must lie in [1, 232448]}}
+    transform.tirx.pipeline %root {max_shared_bytes = 300000} : !transform.any_op
     transform.yield
   }
 }

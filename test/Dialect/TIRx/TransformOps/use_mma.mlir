@@ -102,8 +102,8 @@ module attributes {transform.with_named_sequence} {
 //       CHECK:     nvgpu.ldmatrix %{{.*}}[%{{.*}}, %[[KA]]] {numTiles = 4 : i32, transpose = false} : memref<32x32xbf16, strided<[40, 1]>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 //       CHECK:     %[[KB:.*]] = arith.addi %[[KK]], %[[LDROW]]
 //       CHECK:     %[[BOTH:.*]] = nvgpu.ldmatrix %{{.*}}[%[[KB]], %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<32x32xbf16, strided<[40, 1]>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-//       CHECK:     vector.extract_strided_slice %[[BOTH]] {offsets = [0, 0], sizes = [2, 2], strides = [1, 1]}
-//       CHECK:     vector.extract_strided_slice %[[BOTH]] {offsets = [2, 0], sizes = [2, 2], strides = [1, 1]}
+//       CHECK:     vector.shuffle %[[BOTH]], %[[BOTH]] [0, 1] : vector<4x2xbf16>, vector<4x2xbf16>
+//       CHECK:     vector.shuffle %[[BOTH]], %[[BOTH]] [2, 3] : vector<4x2xbf16>, vector<4x2xbf16>
 //  CHECK-COUNT-4:  nvgpu.mma.sync
 func.func @matmul_ldmatrix(%A: memref<64x32xbf16>, %B: memref<32x64xbf16>, %C: memref<64x64xf32>) {
   linalg.matmul ins(%A, %B : memref<64x32xbf16>, memref<32x64xbf16>)

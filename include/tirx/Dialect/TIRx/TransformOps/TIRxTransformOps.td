@@ -461,8 +461,8 @@ def TIRx_PipelineOp : TIRx_TransformOp<"pipeline", "scf.for", [{
   {"params": {"type": "object", "additionalProperties": false,
     "properties": {"stages": {"type": "integer", "minimum": 2, "maximum": 8, "default": 3,
       "description": "shared buffers per staged tile: the loop computes on one while the copies of the next stages - 1 tiles are in flight (cp.async)"},
-     "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 49152, "default": 49152,
-      "description": "the shared memory the block's buffers may take, all stages together (48 KiB: the static limit)"}}},
+     "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
+      "description": "the shared memory the block's buffers may take, all stages together (H200: 48 KiB static; up to 227 KiB, which the lowering then takes as dynamic shared memory, fewer blocks per SM)"}}},
    "preconditions": ["the target is an scf.for with static bounds inside a forall mapped to blocks: the reduction loop of tile_reduction, its tiles staged in shared memory by promote_to_shared",
                      "the loop runs at least stages - 1 times",
                      "nothing in the loop but the staged copies writes the staged buffers, and nothing outside it uses them",
@@ -504,7 +504,7 @@ def TIRx_PipelineOp : TIRx_TransformOp<"pipeline", "scf.for", [{
     writes a staged buffer, or uses it outside the loop), `not_divisible`
     (a stage's buffer is not a multiple of 16 bytes) or `exceeds_smem`
     (the stages do not fit; the hint gives the stages that do). `stages`
-    outside [2, 8] or `max_shared_bytes` outside [1, 49152] is refused by
+    outside [2, 8] or `max_shared_bytes` outside [1, 232448] is refused by
     the verifier.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,

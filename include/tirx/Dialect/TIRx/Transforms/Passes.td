@@ -97,9 +97,16 @@ def TIRxWorkgroupAllocs : Pass<"tirx-workgroup-allocs"> {
     promotion to shared memory creates) would lower to a per-thread heap
     allocation; as a workgroup attribution of the launch it becomes one
     shared buffer per block. Allocations of static shape move; others stay
-    and fail later with their own diagnostic.
+    and fail later with their own diagnostic. A launch whose buffers take
+    more than 48 KiB (the limit of static shared memory) gets them as views
+    of its dynamic shared memory instead (`gpu.dynamic_shared_memory`,
+    `memref.view` at offsets aligned to 128 bytes), its
+    `dynamic_shared_memory_size` set to their total: the bundle records it
+    and the runner opts the kernel in (up to 227 KiB on Hopper).
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def TIRxDistributeCopies : Pass<"tirx-distribute-copies"> {
@@ -115,11 +122,19 @@ def TIRxDistributeCopies : Pass<"tirx-distribute-copies"> {
     innermost stride and the vector width divides the innermost size; the
     barrier after it makes the whole tile visible. Copies
     that do not meet these conditions are left as they are.
+
+    A copy marked `tirx.async_copy` (by `transform.tirx.pipeline`, whose
+    `nvvm.cp.async` groups and waits order it) needs no barriers around it
+    and may sit under an `scf.if` every thread takes alike; each thread's
+    share becomes `nvgpu.device_async_copy` (`cp.async`) when it moves 4,
+    8 or 16 bytes (16: `bypassL1`, `cp.async.cg`), plain loads and stores
+    otherwise.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect"];
 }
 
@@ -223,7 +238,14 @@ def TIRxProveVectorAlignment
 
     With 16 bytes proven, a `vector<4xf32>` load becomes `ld.global.v4.b32`;
     without it, four scalar loads. Nothing is set that is not proven.
+
+    `cp.async` has no such fallback (a misaligned address faults): an
+    `nvgpu.device_async_copy` whose source and destination are not both
+    proven aligned to the bytes it moves becomes a `vector.load` and a
+    `vector.store` done at once (annotated like the others), and leaves the
+    groups that named its token; the waits that ordered it still hold.
   }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
 def TIRxMapReference : Pass<"tirx-map-reference", "::mlir::ModuleOp"> {
