@@ -79,10 +79,8 @@ tirx::PipelineOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "copies are shared by a block's threads",
                   "apply tile_to_blocks, tile_reduction and "
                   "promote_to_shared first");
-  auto lb = getConstantIntValue(loop.getLowerBound());
-  auto ub = getConstantIntValue(loop.getUpperBound());
-  auto step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || !step || *step <= 0)
+  std::optional<int64_t> tripCount = staticTripCount(loop);
+  if (!tripCount)
     return reject(self, target, RefusalCode::unknown_trip_count,
                   "the loop's bounds or step are not static: the stages "
                   "issued before it need its first iterations");
@@ -94,7 +92,7 @@ tirx::PipelineOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "allocated before the loop)",
                   "apply promote_to_shared to an op in the loop first");
   int64_t stages = getStages();
-  int64_t trips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  int64_t trips = *tripCount;
   if (trips < stages - 1)
     return reject(self, target, RefusalCode::too_few_trips,
                   "the loop runs " + Twine(trips) + " times; " +

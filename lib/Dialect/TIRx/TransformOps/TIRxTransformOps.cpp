@@ -78,6 +78,15 @@ DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
   return diag;
 }
 
+std::optional<int64_t> staticTripCount(scf::ForOp loop) {
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+}
+
 LogicalResult invalidParameter(Operation *op, const Twine &message) {
   Refusal refusal(RefusalCode::invalid_parameter, message.str());
   refusal.location = tirx::locationText(op->getLoc());
@@ -634,13 +643,11 @@ tirx::UnrollOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto loop = dyn_cast<scf::ForOp>(target);
   if (!loop)
     return wrongTarget(self, target, "an scf.for");
-  auto lb = getConstantIntValue(loop.getLowerBound());
-  auto ub = getConstantIntValue(loop.getUpperBound());
-  auto step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || !step || *step <= 0)
+  std::optional<int64_t> tripCount = staticTripCount(loop);
+  if (!tripCount)
     return reject(self, target, RefusalCode::unknown_trip_count,
                   "the loop's trip count is not static: a tail could remain");
-  int64_t trips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  int64_t trips = *tripCount;
   if (trips % getFactor() != 0)
     return reject(self, target, RefusalCode::not_divisible,
                   "factor " + Twine(getFactor()) +
