@@ -10,14 +10,15 @@
 #   OUT_DIR/all.md    the table for docs/benchmarks.md (also printed)
 # Environment (all optional):
 #   TIRX_BENCH_SAMPLES       samples per kernel, TIRx and peers alike (1000)
-#   TIRX_BENCH_ONLY          a comma list of saxpy,exp-scale,rowsum,rmsnorm,matmul
+#   TIRX_BENCH_ONLY          a comma list of saxpy,exp-scale,rowsum,rmsnorm,matmul,
+#                            matmul_bf16,matmul_f16
 #   TIRX_BENCH_COMPILE_MODE  torch.compile mode (max-autotune-no-cudagraphs)
 #   TIRX_BENCH_COMMIT        the commit to name in the table (default: git's)
 # Exit status: 1 if a TIRx bundle failed its check or was implausible, or a
 # peer failed its check; the table is written either way.
 source "$(dirname "$0")/common.sh"
 samples=${TIRX_BENCH_SAMPLES:-1000}
-only=${TIRX_BENCH_ONLY:-saxpy,exp-scale,rowsum,rmsnorm,matmul}
+only=${TIRX_BENCH_ONLY:-saxpy,exp-scale,rowsum,rmsnorm,matmul,matmul_bf16,matmul_f16}
 # Compiler caches outside OUT_DIR (OUT_DIR holds only what the table needs);
 # a second run on the same host reuses them and compiles faster.
 export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-${TMPDIR:-/tmp}/tirx-bench-cache/inductor}
@@ -45,6 +46,10 @@ for bench in ${only//,/ }; do
               bench-matmul2048-mma64 bench-matmul2048-mma128 \
               bench-matmul2048-mma-shared bench-matmul2048-mmapad \
               bench-matmul2048-mmapad128 ;;
+    matmul_bf16|matmul_f16)
+            tirx $bench $bench-ref recipe-$bench-mma recipe-$bench-pipeline \
+              bench-$bench-k16s4 bench-$bench-n256s3 bench-$bench-k32s4 \
+              bench-$bench-n256k32s3 ;;
     *) echo "all-bench.sh: unknown benchmark '$bench'" >&2; exit 2 ;;
   esac
 done

@@ -20,10 +20,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-BENCHES = ["saxpy", "exp-scale", "rowsum", "rmsnorm", "matmul"]
+BENCHES = ["saxpy", "exp-scale", "rowsum", "rmsnorm", "matmul", "matmul_bf16",
+           "matmul_f16"]
 MODULES = {"saxpy": "saxpy_peers", "exp-scale": "exp_scale_peers",
            "rowsum": "rowsum_peers", "rmsnorm": "rmsnorm_peers",
-           "matmul": "matmul_peers"}
+           "matmul": "matmul_peers", "matmul_bf16": "matmul_bf16_peers",
+           "matmul_f16": "matmul_f16_peers"}
 
 
 def driver_version():

@@ -47,13 +47,24 @@ TIRX = {
                    ("bench-matmul2048-mmapad", "TIRx use_mma 64x64, shared, padded"),
                    ("bench-matmul2048-mmapad128", "TIRx use_mma 128x128, 4x2 warps, shared, padded")],
 }
+for _t in ("bf16", "f16"):
+    TIRX["matmul_" + _t] = [
+        ("recipe-matmul_%s-mma" % _t, "TIRx use_mma 128x128 k32, 2x2 warps, ldmatrix (matmul_%s-mma)" % _t),
+        ("recipe-matmul_%s-pipeline" % _t, "TIRx + pipeline 2 stages, cp.async (matmul_%s-pipeline)" % _t),
+        ("bench-matmul_%s-k16s4" % _t, "TIRx use_mma 128x128 k16, 2x2 warps, pipeline 4 stages"),
+        ("bench-matmul_%s-n256s3" % _t, "TIRx use_mma 128x256 k16, 2x4 warps, pipeline 3 stages"),
+        ("bench-matmul_%s-k32s4" % _t, "TIRx use_mma 128x128 k32, 2x2 warps, pipeline 4 stages (74 KiB dynamic shared)"),
+        ("bench-matmul_%s-n256k32s3" % _t, "TIRx use_mma 128x256 k32, 2x4 warps, pipeline 3 stages (80 KiB dynamic shared)")]
 TITLES = {"saxpy": "saxpy 2^26 f32 (y in place)",
           "exp-scale": "exp-scale 2^20 f32",
           "rowsum": "row sums 1024x16384 f32 (s +=)",
           "rmsnorm": "RMSNorm 1024x1024 f32",
           "matmul256": "matmul 256^3 f32 (C +=)",
-          "matmul2048": "matmul 2048^3 f32 (C +=)"}
-ORDER = ["saxpy", "exp-scale", "rowsum", "rmsnorm", "matmul256", "matmul2048"]
+          "matmul2048": "matmul 2048^3 f32 (C +=)",
+          "matmul_bf16": "matmul 4096^3 bf16 inputs, f32 sums (C f32 +=)",
+          "matmul_f16": "matmul 4096^3 f16 inputs, f32 sums (C f32 +=)"}
+ORDER = ["saxpy", "exp-scale", "rowsum", "rmsnorm", "matmul256", "matmul2048",
+         "matmul_bf16", "matmul_f16"]
 
 
 def load(path, default=None):

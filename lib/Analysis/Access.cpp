@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -290,51 +291,11 @@ std::string mlir::tirx::memorySpaceName(Type type) {
 
 std::vector<AccessInfo> mlir::tirx::collectAccesses(Operation *scope) {
   std::vector<AccessInfo> accesses;
-  scope->walk([&](Operation *op) {
-    AccessInfo a;
-    a.op = op;
-    ValueRange indices;
-    std::optional<uint64_t> alignment;
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      a.base = load.getMemref();
-      indices = load.getIndices();
-      alignment = load.getAlignment();
-    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      a.base = store.getMemref();
-      indices = store.getIndices();
-      a.isStore = true;
-      alignment = store.getAlignment();
-    } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
-      a.base = load.getBase();
-      indices = load.getIndices();
-      a.width = load.getVectorType().getNumElements();
-      alignment = load.getAlignment();
-    } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
-      a.base = store.getBase();
-      indices = store.getIndices();
-      a.width = store.getVectorType().getNumElements();
-      a.isStore = true;
-      alignment = store.getAlignment();
-    } else if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
-      if (!isa<MemRefType>(read.getBase().getType()))
-        return;
-      a.base = read.getBase();
-      indices = read.getIndices();
-      a.width = read.getVectorType().getShape().empty()
-                    ? 1
-                    : read.getVectorType().getShape().back();
-    } else if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
-      if (!isa<MemRefType>(write.getBase().getType()))
-        return;
-      a.base = write.getBase();
-      indices = write.getIndices();
-      a.width = write.getVectorType().getShape().empty()
-                    ? 1
-                    : write.getVectorType().getShape().back();
-      a.isStore = true;
-    } else {
-      return;
-    }
+  // The facts of one access `a` (its op, base, width, kind set): root,
+  // space, alignment, linear offset, pattern, bank conflicts.
+  auto describe = [&](AccessInfo a, ValueRange indices,
+                      std::optional<uint64_t> alignment) {
+    Operation *op = a.op;
     auto memref = dyn_cast<MemRefType>(a.base.getType());
     if (!memref)
       return;
@@ -396,6 +357,67 @@ std::vector<AccessInfo> mlir::tirx::collectAccesses(Operation *scope) {
       }
     }
     accesses.push_back(a);
+  };
+  scope->walk([&](Operation *op) {
+    AccessInfo a;
+    a.op = op;
+    ValueRange indices;
+    std::optional<uint64_t> alignment;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      a.base = load.getMemref();
+      indices = load.getIndices();
+      alignment = load.getAlignment();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      a.base = store.getMemref();
+      indices = store.getIndices();
+      a.isStore = true;
+      alignment = store.getAlignment();
+    } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      a.base = load.getBase();
+      indices = load.getIndices();
+      a.width = load.getVectorType().getNumElements();
+      alignment = load.getAlignment();
+    } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+      a.base = store.getBase();
+      indices = store.getIndices();
+      a.width = store.getVectorType().getNumElements();
+      a.isStore = true;
+      alignment = store.getAlignment();
+    } else if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
+      if (!isa<MemRefType>(read.getBase().getType()))
+        return;
+      a.base = read.getBase();
+      indices = read.getIndices();
+      a.width = read.getVectorType().getShape().empty()
+                    ? 1
+                    : read.getVectorType().getShape().back();
+    } else if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
+      if (!isa<MemRefType>(write.getBase().getType()))
+        return;
+      a.base = write.getBase();
+      indices = write.getIndices();
+      a.width = write.getVectorType().getShape().empty()
+                    ? 1
+                    : write.getVectorType().getShape().back();
+      a.isStore = true;
+    } else if (auto ldmatrix = dyn_cast<nvgpu::LdMatrixOp>(op)) {
+      // Each lane reads one 16-byte row of an 8x8 matrix.
+      a.base = ldmatrix.getSrcMemref();
+      indices = ldmatrix.getIndices();
+      a.width = 8;
+      alignment = 16;
+    } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+      // cp.async: a read of the source and a write of the destination.
+      a.base = copy.getSrc();
+      a.width = unsigned(copy.getDstElements().getZExtValue());
+      describe(a, copy.getSrcIndices(), std::nullopt);
+      a.base = copy.getDst();
+      a.isStore = true;
+      indices = copy.getDstIndices();
+    } else {
+      return;
+    }
+    describe(a, indices, alignment);
   });
   return accesses;
 }

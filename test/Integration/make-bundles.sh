@@ -28,6 +28,8 @@ export_ref rmsnorm-ref "$ex/rmsnorm.mlir"
 export_ref softmax-ref "$ex/softmax.mlir"
 export_ref layernorm-ref "$ex/layernorm.mlir"
 export_ref prime-saxpy-ref "$ex/prime-saxpy.mlir"
+export_ref matmul_bf16-ref "$ex/matmul_bf16.mlir"
+export_ref matmul_f16-ref "$ex/matmul_f16.mlir"
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 # saxpy over 2^20 elements, for the worker's screening rate

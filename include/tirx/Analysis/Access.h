@@ -65,7 +65,8 @@ struct AccessInfo {
 };
 
 /// Every memref load/store under `scope` (memref.load/store,
-/// vector.load/store, vector.transfer_read/write).
+/// vector.load/store, vector.transfer_read/write, nvgpu.ldmatrix: a 16-byte
+/// row per lane, nvgpu.device_async_copy: its read, then its write).
 std::vector<AccessInfo> collectAccesses(Operation *scope);
 
 /// The memref `value` is a view of (through subview, cast, reinterpret,

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ std::string tryHint(std::vector<std::string> options);
 /// Sizes near `bad` that divide `extent`, for a hint: "try 2 or 4".
 std::string divisorsHint(int64_t extent, int64_t bad, int64_t limit,
                          bool powersOfTwo);
+
+/// The trip count of `loop` when its bounds and a positive step are
+/// constants; nullopt otherwise.
+std::optional<int64_t> staticTripCount(scf::ForOp loop);
 
 /// Whether `op` is inside a forall mapped to `kind` (or, for blocks, a
 /// gpu.launch).

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -76,6 +77,15 @@ DiagnosedSilenceableFailure reject(TransformOpInterface op, Operation *target,
   if (!refusal.hint.empty())
     diag.attachNote(op->getLoc()) << "hint: " << refusal.hint;
   return diag;
+}
+
+std::optional<int64_t> staticTripCount(scf::ForOp loop) {
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
 }
 
 LogicalResult invalidParameter(Operation *op, const Twine &message) {
@@ -201,6 +211,7 @@ public:
     declareGeneratedDialect<arith::ArithDialect>();
     declareGeneratedDialect<memref::MemRefDialect>();
     declareGeneratedDialect<nvgpu::NVGPUDialect>();
+    declareGeneratedDialect<NVVM::NVVMDialect>();
     declareGeneratedDialect<bufferization::BufferizationDialect>();
     declareGeneratedDialect<tensor::TensorDialect>();
     registerTransformOps<
@@ -711,13 +722,11 @@ tirx::UnrollOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto loop = dyn_cast<scf::ForOp>(target);
   if (!loop)
     return wrongTarget(self, target, "an scf.for");
-  auto lb = getConstantIntValue(loop.getLowerBound());
-  auto ub = getConstantIntValue(loop.getUpperBound());
-  auto step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || !step || *step <= 0)
+  std::optional<int64_t> tripCount = staticTripCount(loop);
+  if (!tripCount)
     return reject(self, target, RefusalCode::unknown_trip_count,
                   "the loop's trip count is not static: a tail could remain");
-  int64_t trips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  int64_t trips = *tripCount;
   if (trips % getFactor() != 0)
     return reject(self, target, RefusalCode::not_divisible,
                   "factor " + Twine(getFactor()) +

@@ -11,9 +11,10 @@
 using namespace mlir;
 using namespace mlir::transform;
 using namespace mlir::tirx::detail;
-using mlir::tirx::kMmaK;
 using mlir::tirx::kMmaM;
 using mlir::tirx::kMmaN;
+using mlir::tirx::mmaAccumulatorFits;
+using mlir::tirx::mmaStepK;
 
 //===----------------------------------------------------------------------===//
 // use_mma
@@ -46,8 +47,9 @@ std::string warpCountHint(int64_t extent, int64_t fragment) {
   return tryHint(std::move(options));
 }
 
-/// The operands: static f32 memrefs whose M, N and K the warps' fragments
-/// divide.
+/// The operands: static memrefs of types mma.sync takes (A and B f32, f16
+/// or bf16, alike; C f32, or f16 for f16) whose M, N and K the warps'
+/// fragments divide.
 DiagnosedSilenceableFailure checkOperands(TransformOpInterface self,
                                           linalg::MatmulOp matmul,
                                           ArrayRef<int64_t> warps) {
@@ -56,14 +58,30 @@ DiagnosedSilenceableFailure checkOperands(TransformOpInterface self,
   Value c = matmul.getDpsInitOperand(0)->get();
   for (Value v : {a, b, c}) {
     auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+    if (!type || !type.hasStaticShape())
       return reject(self, matmul, RefusalCode::unsupported_type,
                     "operand of type " + typeText(v.getType()) +
-                        " is not a static memref of f32; mma.sync here "
-                        "multiplies f32 as tf32",
+                        " is not a static memref",
                     "tile the op with tile_to_blocks so that its operands "
                     "are static tiles");
   }
+  Type elemA = cast<MemRefType>(a.getType()).getElementType();
+  Type elemB = cast<MemRefType>(b.getType()).getElementType();
+  Type elemC = cast<MemRefType>(c.getType()).getElementType();
+  if (!mmaStepK(elemA) || elemA != elemB)
+    return reject(self, matmul, RefusalCode::unsupported_type,
+                  "A and B are " + typeText(elemA) + " and " +
+                      typeText(elemB) +
+                      "; mma.sync here takes two f32 operands (multiplied "
+                      "as tf32), two f16 or two bf16",
+                  "convert the operands to one of these types first");
+  if (!mmaAccumulatorFits(elemA, elemC))
+    return reject(self, matmul, RefusalCode::unsupported_type,
+                  "C is " + typeText(elemC) + "; mma.sync sums " +
+                      typeText(elemA) + " products in f32" +
+                      (elemA.isF16() ? " or f16" : ""),
+                  "accumulate into an f32 C and convert it afterwards");
+  int64_t stepK = mmaStepK(elemA);
   ArrayRef<int64_t> shapeA = cast<MemRefType>(a.getType()).getShape();
   ArrayRef<int64_t> shapeC = cast<MemRefType>(c.getType()).getShape();
   int64_t m = shapeC[0], n = shapeC[1], k = shapeA[1];
@@ -77,11 +95,12 @@ DiagnosedSilenceableFailure checkOperands(TransformOpInterface self,
                   Twine(warps[1]) + " warps of 8-column fragments do not "
                   "divide N = " + Twine(n),
                   warpCountHint(n, kMmaN));
-  if (k % kMmaK != 0)
+  if (k % stepK != 0)
     return reject(self, matmul, RefusalCode::not_divisible,
-                  "K = " + Twine(k) + " is not a multiple of 8, the K of one "
-                  "mma.sync step",
-                  "tile the reduction with tile_reduction to a multiple of 8");
+                  "K = " + Twine(k) + " is not a multiple of " + Twine(stepK) +
+                      ", the K of one mma.sync step on " + typeText(elemA),
+                  "tile the reduction with tile_reduction to a multiple of " +
+                      Twine(stepK));
   return DiagnosedSilenceableFailure::success();
 }
 } // namespace

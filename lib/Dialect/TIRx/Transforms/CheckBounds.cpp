@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -633,6 +634,10 @@ struct CheckBoundsPass
           indices = l.getIndices();
         else if (auto s = dyn_cast<vector::StoreOp>(a.op))
           indices = s.getIndices();
+        else if (auto l = dyn_cast<nvgpu::LdMatrixOp>(a.op))
+          indices = l.getIndices();
+        else if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(a.op))
+          indices = a.isStore ? c.getDstIndices() : c.getSrcIndices();
         else
           continue;
         std::string what = std::string(a.isStore ? "store to " : "load of ") +

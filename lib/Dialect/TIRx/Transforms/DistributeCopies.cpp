@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -75,13 +77,20 @@ bool variesByThread(Value value, gpu::LaunchOp launch) {
   return false;
 }
 
-/// The copy can be split: between barriers, on uniform operands and
-/// uniform control, static shapes, a static block.
+/// A copy that transform.tirx.pipeline made asynchronous: the groups and
+/// waits around it order it, not barriers next to it.
+bool isAsync(linalg::CopyOp copy) {
+  return copy->hasAttr(tirx::kAsyncCopyAttrName);
+}
+
+/// The copy can be split: between barriers (or asynchronous), on uniform
+/// operands and uniform control, static shapes, a static block.
 bool canDistribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
   if (!copy.hasPureBufferSemantics())
     return false;
-  if (!isa_and_nonnull<gpu::BarrierOp>(copy->getPrevNode()) ||
-      !isa_and_nonnull<gpu::BarrierOp>(copy->getNextNode()))
+  if (!isAsync(copy) &&
+      (!isa_and_nonnull<gpu::BarrierOp>(copy->getPrevNode()) ||
+       !isa_and_nonnull<gpu::BarrierOp>(copy->getNextNode())))
     return false;
   for (Value v : copy->getOperands()) {
     auto type = dyn_cast<MemRefType>(v.getType());
@@ -89,6 +98,11 @@ bool canDistribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
       return false;
   }
   for (Operation *p = copy->getParentOp(); p != launch; p = p->getParentOp()) {
+    if (auto guard = dyn_cast<scf::IfOp>(p)) {
+      if (variesByThread(guard.getCondition(), launch))
+        return false;
+      continue;
+    }
     auto loop = dyn_cast<scf::ForOp>(p);
     if (!loop)
       return false;
@@ -153,6 +167,15 @@ void distribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
           arith::AddIOp::create(rewriter, loc, tid.y, mul(rewriter, tid.z, by)),
           bx));
   int64_t trips = (n + threads - 1) / threads;
+  // An asynchronous copy of 4, 8 or 16 bytes a thread is a cp.async (the
+  // alignment proof, later, may still make it synchronous); one of 1 or 2
+  // bytes is done now, which its groups and waits allow.
+  int64_t asyncBytes = 0;
+  if (isAsync(copy) && type.getElementType().isIntOrFloat()) {
+    int64_t bytes = width * type.getElementTypeBitWidth() / 8;
+    if (bytes == 4 || bytes == 8 || bytes == 16)
+      asyncBytes = bytes;
+  }
   auto vectorType = VectorType::get({width}, type.getElementType());
   scf::ForOp::create(
       rewriter, loc, cst(0), cst(trips), cst(1), ValueRange{},
@@ -174,6 +197,14 @@ void distribute(linalg::CopyOp copy, gpu::LaunchOp launch) {
             if (d + 1 == slots.size() && width > 1)
               at = mul(b, at, width);
             index.push_back(at);
+          }
+          if (asyncBytes) {
+            // cp.async; 16 bytes skip L1 (.cg): the tile is read once.
+            nvgpu::DeviceAsyncCopyOp::create(
+                b, l, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+                index, src, index, b.getIndexAttr(width), Value(),
+                asyncBytes == 16 ? b.getUnitAttr() : UnitAttr());
+            return;
           }
           if (width == 1) {
             Value v = memref::LoadOp::create(b, l, src, index);

@@ -11,12 +11,14 @@
 
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -152,6 +154,9 @@ void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   buildPrepareLaunchesPipeline(pm);
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createTIRxAlignWorkgroupBuffers());
+  // Upstream's nvgpu lowering fails on bf16 mma.sync: lowered here, before
+  // its pipeline (a reference, lowered by upstream alone, has no mma).
+  pm.addPass(createTIRxLowerBf16Mma());
   pm.addPass(createSymbolDCEPass());
 }
 
@@ -262,6 +267,13 @@ struct WorkgroupAllocsPass
             alloc.getType().hasStaticShape() && alloc.getOperands().empty())
           allocs.push_back(alloc);
       });
+      int64_t total = 0;
+      for (memref::AllocOp alloc : allocs)
+        total = llvm::alignTo(total, kSharedBufferAlign) + bufferBytes(alloc);
+      if (total > kStaticSharedLimit && !launch.getDynamicSharedMemorySize()) {
+        useDynamicSharedMemory(launch, allocs, total);
+        return;
+      }
       for (memref::AllocOp alloc : allocs) {
         BlockArgument buffer =
             launch.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
@@ -269,6 +281,46 @@ struct WorkgroupAllocsPass
         alloc.erase();
       }
     });
+  }
+
+  /// A kernel's static shared memory is at most 48 KiB; past that, the
+  /// buffers are views of dynamic shared memory (the runner opts in to up
+  /// to 227 KiB on Hopper), each at an offset aligned to 128 bytes.
+  static constexpr int64_t kStaticSharedLimit = 48 * 1024;
+  static constexpr uint64_t kSharedBufferAlign = 128;
+
+  static int64_t bufferBytes(memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    return type.getNumElements() *
+           std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+  }
+
+  static void useDynamicSharedMemory(gpu::LaunchOp launch,
+                                     ArrayRef<memref::AllocOp> allocs,
+                                     int64_t total) {
+    OpBuilder b(launch);
+    Location loc = launch.getLoc();
+    Value size = arith::ConstantIntOp::create(b, loc, b.getI32Type(), total);
+    launch.getDynamicSharedMemorySizeMutable().assign(size);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value base = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                        workgroup));
+    int64_t offset = 0;
+    for (memref::AllocOp alloc : allocs) {
+      offset = llvm::alignTo(offset, kSharedBufferAlign);
+      Value shift = arith::ConstantIndexOp::create(b, loc, offset);
+      Value view = memref::ViewOp::create(b, loc, alloc.getType(), base, shift,
+                                          ValueRange{});
+      offset += bufferBytes(alloc);
+      alloc.getResult().replaceAllUsesWith(view);
+    }
+    // Erased last: the builder's insertion point may be one of them.
+    for (memref::AllocOp alloc : allocs)
+      alloc.erase();
   }
 };
 

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/MapVector.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -31,9 +33,18 @@ using namespace mlir;
 namespace {
 /// The roots of the buffers `op` reads or writes; false when unknown.
 bool touchedRoots(Operation *op, SmallVectorImpl<Value> &roots) {
-  // A barrier orders shared memory, which is never promoted.
-  if (isa<gpu::BarrierOp>(op))
+  // A barrier orders shared memory, which is never promoted; so do the
+  // groups and waits of asynchronous copies into it.
+  if (isa<gpu::BarrierOp, nvgpu::DeviceAsyncCreateGroupOp,
+          nvgpu::DeviceAsyncWaitOp, NVVM::CpAsyncCommitGroupOp,
+          NVVM::CpAsyncWaitGroupOp>(op))
     return true;
+  // ldmatrix declares a read of unnamed memory besides its operand's: it
+  // reads only its operand.
+  if (auto ldmatrix = dyn_cast<nvgpu::LdMatrixOp>(op)) {
+    roots.push_back(tirx::accessRoot(ldmatrix.getSrcMemref()));
+    return true;
+  }
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface)
     return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
@@ -321,10 +322,56 @@ void mlir::tirx::annotateVectorAlignment(Operation *root) {
 }
 
 namespace {
+/// cp.async moves 4, 8 or 16 bytes from and to addresses aligned to that
+/// size: proven on both sides, with no zero fill (srcElements).
+bool asyncCopyAligned(nvgpu::DeviceAsyncCopyOp copy) {
+  auto type = cast<MemRefType>(copy.getDst().getType());
+  if (!type.getElementType().isIntOrFloat() || copy.getSrcElements())
+    return false;
+  uint64_t bytes = copy.getDstElements().getZExtValue() *
+                   std::max<uint64_t>(type.getElementTypeBitWidth() / 8, 1);
+  return (bytes == 4 || bytes == 8 || bytes == 16) &&
+         mlir::tirx::proveAccessAlignment(copy.getSrc(), copy.getSrcIndices()) >=
+             bytes &&
+         mlir::tirx::proveAccessAlignment(copy.getDst(), copy.getDstIndices()) >=
+             bytes;
+}
+
+/// The copy done now, by this thread: the groups and waits that order it
+/// still hold (a copy done is a copy complete).
+void makeSynchronous(nvgpu::DeviceAsyncCopyOp copy) {
+  OpBuilder b(copy);
+  auto type = cast<MemRefType>(copy.getDst().getType());
+  auto vectorType =
+      VectorType::get({int64_t(copy.getDstElements().getZExtValue())},
+                      type.getElementType());
+  Value v = vector::LoadOp::create(b, copy.getLoc(), vectorType,
+                                   copy.getSrc(), copy.getSrcIndices());
+  vector::StoreOp::create(b, copy.getLoc(), v, copy.getDst(),
+                          copy.getDstIndices());
+  // Its token leaves the groups that named it (a group commits this
+  // thread's earlier copies whatever tokens it names).
+  for (OpOperand &use : llvm::make_early_inc_range(copy.getAsyncToken().getUses()))
+    if (auto group = dyn_cast<nvgpu::DeviceAsyncCreateGroupOp>(use.getOwner()))
+      group.getInputTokensMutable().erase(use.getOperandNumber());
+  if (copy.getAsyncToken().use_empty())
+    copy.erase();
+}
+
+
 struct ProveVectorAlignmentPass
     : public mlir::tirx::impl::TIRxProveVectorAlignmentBase<
           ProveVectorAlignmentPass> {
   void runOnOperation() override {
+    // First the copies whose alignment is not proven: they become vector
+    // loads and stores, annotated below like the others.
+    SmallVector<nvgpu::DeviceAsyncCopyOp> unproven;
+    getOperation()->walk([&](nvgpu::DeviceAsyncCopyOp copy) {
+      if (!asyncCopyAligned(copy))
+        unproven.push_back(copy);
+    });
+    for (nvgpu::DeviceAsyncCopyOp copy : unproven)
+      makeSynchronous(copy);
     mlir::tirx::annotateVectorAlignment(getOperation());
   }
 };

@@ -14,9 +14,45 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
-using tirx::kMmaK;
 using tirx::kMmaM;
 using tirx::kMmaN;
+
+int64_t tirx::mmaStepK(Type elementType) {
+  if (elementType.isF32())
+    return 8;
+  if (elementType.isF16() || elementType.isBF16())
+    return 16;
+  return 0;
+}
+
+bool tirx::mmaAccumulatorFits(Type operand, Type accumulator) {
+  if (!mmaStepK(operand))
+    return false;
+  return accumulator.isF32() || (operand.isF16() && accumulator.isF16());
+}
+
+bool tirx::ldmatrixCanLoad(Value view) {
+  auto type = dyn_cast<MemRefType>(view.getType());
+  if (!type || type.getRank() != 2 ||
+      type.getElementType().getIntOrFloatBitWidth() != 16)
+    return false;
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1 ||
+      ShapedType::isDynamic(strides[0]) || ShapedType::isDynamic(offset) ||
+      strides[0] % 8 != 0 || offset % 8 != 0)
+    return false;
+  // A static workgroup allocation: the lowering aligns it to 16 bytes
+  // (tirx-align-workgroup-buffers).
+  Value root = view;
+  while (auto subview = root.getDefiningOp<memref::SubViewOp>())
+    root = subview.getSource();
+  auto alloc = root.getDefiningOp<memref::AllocOp>();
+  return alloc && alloc.getType().hasStaticShape();
+}
 
 namespace {
 /// One warp's part of C = A * B, built inside the warps' forall: its
@@ -28,15 +64,26 @@ struct WarpTile {
   Block *body;
   Value a, b, c;
   int64_t tilesM, tilesN;
+  /// The K of one step: 8 (tf32) or 16 (f16, bf16).
+  int64_t stepK;
+  /// A and B loaded with ldmatrix (16-bit tiles in shared memory).
+  bool ldmatrixA = false, ldmatrixB = false;
   Value group, inGroup, rowBase, colC, colB;
+  /// The warp's first row and column of C; for ldmatrix, the lane's row in
+  /// a 16-row pair of 8x8 matrices (lane % 16) and its column (8 for the
+  /// lanes 16-31, which address the second pair).
+  Value rowWarp, colWarp, ldRow, ldCol;
   /// One constant of each value, at the top of the warp's body.
   llvm::DenseMap<int64_t, Value> constants;
 
   WarpTile(RewriterBase &rewriter, Location loc, Block *body, Value a, Value b,
-           Value c, int64_t tilesM, int64_t tilesN)
+           Value c, int64_t tilesM, int64_t tilesN, int64_t stepK)
       : rewriter(rewriter), loc(loc), body(body), a(a), b(b), c(c),
-        tilesM(tilesM), tilesN(tilesN) {}
+        tilesM(tilesM), tilesN(tilesN), stepK(stepK) {}
 
+  Type elementType(Value buf) {
+    return cast<MemRefType>(buf.getType()).getElementType();
+  }
   Value cst(int64_t v) {
     Value &value = constants[v];
     if (!value) {
@@ -50,12 +97,18 @@ struct WarpTile {
     return v == 0 ? x
                   : arith::AddIOp::create(rewriter, loc, x, cst(v)).getResult();
   }
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(rewriter, loc, x, y);
+  }
+  Value mul(Value x, int64_t v) {
+    return arith::MulIOp::create(rewriter, loc, x, cst(v));
+  }
   Value load(Value buf, Value i, Value j) {
     return memref::LoadOp::create(rewriter, loc, buf, ValueRange{i, j});
   }
-  Value pack(ArrayRef<int64_t> shape, ArrayRef<Value> elems) {
+  Value pack(ArrayRef<int64_t> shape, Type type, ArrayRef<Value> elems) {
     return vector::FromElementsOp::create(
-        rewriter, loc, VectorType::get(shape, rewriter.getF32Type()), elems);
+        rewriter, loc, VectorType::get(shape, type), elems);
   }
   /// C fragment (mi, ni), element e: rows r, r + 8; columns q, q + 1.
   std::pair<Value, Value> cIndex(int64_t mi, int64_t ni, int64_t e) {
@@ -71,14 +124,15 @@ struct WarpTile {
         gpu::LaneIdOp::create(rewriter, loc, rewriter.getIndexAttr(32));
     group = arith::DivUIOp::create(rewriter, loc, lane, cst(4));
     inGroup = arith::RemUIOp::create(rewriter, loc, lane, cst(4));
-    rowBase = arith::AddIOp::create(
-        rewriter, loc, arith::MulIOp::create(rewriter, loc, wm, cst(warpM)),
-        group);
-    Value colBase = arith::MulIOp::create(rewriter, loc, wn, cst(warpN));
-    colC = arith::AddIOp::create(
-        rewriter, loc, colBase,
-        arith::MulIOp::create(rewriter, loc, inGroup, cst(2)));
-    colB = arith::AddIOp::create(rewriter, loc, colBase, group);
+    rowWarp = mul(wm, warpM);
+    rowBase = add(rowWarp, group);
+    colWarp = mul(wn, warpN);
+    colC = add(colWarp, mul(inGroup, 2));
+    colB = add(colWarp, group);
+    if (ldmatrixA || ldmatrixB) {
+      ldRow = arith::RemUIOp::create(rewriter, loc, lane, cst(16));
+      ldCol = mul(arith::DivUIOp::create(rewriter, loc, lane, cst(16)), 8);
+    }
   }
 
   /// The C fragments, loaded.
@@ -91,35 +145,107 @@ struct WarpTile {
           auto [row, col] = cIndex(mi, ni, e);
           elems.push_back(load(c, row, col));
         }
-        accs.push_back(pack({2, 2}, elems));
+        accs.push_back(pack({2, 2}, elementType(c), elems));
       }
     return accs;
+  }
+
+  /// tf32 fragments at `kk`: A rows r, r + 8, columns kk + t, kk + t + 4
+  /// (a0..a3); B rows kk + t, kk + t + 4, column g (b0, b1).
+  void loadTf32(Value kk, SmallVectorImpl<Value> &fragA,
+                SmallVectorImpl<Value> &fragB) {
+    Type f32 = rewriter.getF32Type();
+    Value kA = add(kk, inGroup);
+    Value k4 = add(kA, 4);
+    for (int64_t mi = 0; mi < tilesM; ++mi) {
+      Value r0 = add(rowBase, mi * kMmaM), r1 = add(r0, 8);
+      fragA.push_back(pack({4, 1}, f32,
+                           {load(a, r0, kA), load(a, r1, kA), load(a, r0, k4),
+                            load(a, r1, k4)}));
+    }
+    for (int64_t ni = 0; ni < tilesN; ++ni) {
+      Value col = add(colB, ni * kMmaN);
+      fragB.push_back(pack({2, 1}, f32, {load(b, kA, col), load(b, k4, col)}));
+    }
+  }
+
+  /// 16-bit fragments at `kk` (m16n8k16). A register i holds row
+  /// r + 8 (i % 2), columns kk + 2t + 8 (i / 2) and the next; B register i
+  /// rows kk + 2t + 8 i and the next, column g.
+  void loadHalf(Value kk, SmallVectorImpl<Value> &fragA,
+                SmallVectorImpl<Value> &fragB) {
+    Type type = elementType(a);
+    Value k2t = add(kk, mul(inGroup, 2));
+    for (int64_t mi = 0; mi < tilesM; ++mi) {
+      if (ldmatrixA) {
+        // Four 8x8 matrices: rows 0-7 and 8-15 of k 0-7, then of k 8-15;
+        // lane l gives row l % 16, column 8 (l / 16).
+        fragA.push_back(nvgpu::LdMatrixOp::create(
+            rewriter, loc, VectorType::get({4, 2}, type), a,
+            ValueRange{add(add(rowWarp, mi * kMmaM), ldRow), add(kk, ldCol)},
+            /*transpose=*/false, /*numTiles=*/4));
+        continue;
+      }
+      SmallVector<Value> elems;
+      for (int64_t i = 0; i < 4; ++i) {
+        Value row = add(rowBase, mi * kMmaM + 8 * (i % 2));
+        Value col = add(k2t, 8 * (i / 2));
+        elems.push_back(load(a, row, col));
+        elems.push_back(load(a, row, add(col, 1)));
+      }
+      fragA.push_back(pack({4, 2}, type, elems));
+    }
+    for (int64_t ni = 0; ni < tilesN; ++ni) {
+      if (ldmatrixB) {
+        // Transposed: 8x8 matrices of k rows, n columns: k 0-7 and 8-15 of
+        // this fragment's 8 columns, then (x4) of the next fragment's.
+        Value kRow = add(kk, ldRow);
+        Value col = add(colWarp, ni * kMmaN);
+        if (ni + 1 < tilesN) {
+          Value both = nvgpu::LdMatrixOp::create(
+              rewriter, loc, VectorType::get({4, 2}, type), b,
+              ValueRange{kRow, add(col, ldCol)}, /*transpose=*/true,
+              /*numTiles=*/4);
+          // Rows 0-1 and 2-3: a shuffle along the leading dimension (an
+          // n-D vector.extract_strided_slice does not lower to LLVM).
+          for (int64_t half = 0; half < 2; ++half)
+            fragB.push_back(vector::ShuffleOp::create(
+                rewriter, loc, both, both,
+                ArrayRef<int64_t>{2 * half, 2 * half + 1}));
+          ++ni;
+          continue;
+        }
+        fragB.push_back(nvgpu::LdMatrixOp::create(
+            rewriter, loc, VectorType::get({2, 2}, type), b,
+            ValueRange{kRow, col}, /*transpose=*/true, /*numTiles=*/2));
+        continue;
+      }
+      SmallVector<Value> elems;
+      Value col = add(colB, ni * kMmaN);
+      for (int64_t i = 0; i < 2; ++i) {
+        Value row = add(k2t, 8 * i);
+        elems.push_back(load(b, row, col));
+        elems.push_back(load(b, add(row, 1), col));
+      }
+      fragB.push_back(pack({2, 2}, type, elems));
+    }
   }
 
   /// One K step at `kk`: the A and B fragments, then an mma.sync per C
   /// fragment.
   SmallVector<Value> step(Value kk, ValueRange accs) {
-    Value kA = arith::AddIOp::create(rewriter, loc, kk, inGroup);
     SmallVector<Value> fragA, fragB;
-    for (int64_t mi = 0; mi < tilesM; ++mi) {
-      // A: rows r, r + 8; columns kk + t, kk + t + 4 (a0..a3).
-      Value r0 = add(rowBase, mi * kMmaM), r1 = add(r0, 8);
-      Value k4 = add(kA, 4);
-      fragA.push_back(pack({4, 1}, {load(a, r0, kA), load(a, r1, kA),
-                                    load(a, r0, k4), load(a, r1, k4)}));
-    }
-    for (int64_t ni = 0; ni < tilesN; ++ni) {
-      // B: rows kk + t, kk + t + 4; column g (b0, b1).
-      Value col = add(colB, ni * kMmaN);
-      fragB.push_back(pack({2, 1}, {load(b, kA, col), load(b, add(kA, 4), col)}));
-    }
+    bool tf32 = stepK == 8;
+    if (tf32)
+      loadTf32(kk, fragA, fragB);
+    else
+      loadHalf(kk, fragA, fragB);
     SmallVector<Value> next;
     for (int64_t mi = 0; mi < tilesM; ++mi)
       for (int64_t ni = 0; ni < tilesN; ++ni)
         next.push_back(nvgpu::MmaSyncOp::create(
             rewriter, loc, fragA[mi], fragB[ni], accs[mi * tilesN + ni],
-            ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK},
-            /*tf32Enabled=*/true));
+            ArrayRef<int64_t>{kMmaM, kMmaN, stepK}, /*tf32Enabled=*/tf32));
     return next;
   }
 
@@ -148,6 +274,10 @@ FailureOr<scf::ForallOp> tirx::useMma(RewriterBase &rewriter,
   auto typeC = dyn_cast<MemRefType>(c.getType());
   if (!typeA || !typeC || !typeA.hasStaticShape() || !typeC.hasStaticShape())
     return failure();
+  int64_t stepK = mmaStepK(typeA.getElementType());
+  if (!stepK ||
+      !mmaAccumulatorFits(typeA.getElementType(), typeC.getElementType()))
+    return failure();
   int64_t m = typeC.getShape()[0], n = typeC.getShape()[1],
           k = typeA.getShape()[1];
   int64_t warpM = m / options.warpsM, warpN = n / options.warpsN;
@@ -166,12 +296,14 @@ FailureOr<scf::ForallOp> tirx::useMma(RewriterBase &rewriter,
       ValueRange{}, rewriter.getArrayAttr(mapping));
   rewriter.setInsertionPointToStart(forall.getBody());
   WarpTile warp(rewriter, loc, forall.getBody(), a, b, c, warpM / kMmaM,
-                warpN / kMmaN);
+                warpN / kMmaN, stepK);
+  warp.ldmatrixA = stepK == 16 && ldmatrixCanLoad(a);
+  warp.ldmatrixB = stepK == 16 && ldmatrixCanLoad(b);
   warp.placeLane(forall.getInductionVar(0), forall.getInductionVar(1), warpM,
                  warpN);
   SmallVector<Value> accs = warp.loadAccumulators();
   auto loop = scf::ForOp::create(
-      rewriter, loc, warp.cst(0), warp.cst(k), warp.cst(kMmaK), accs,
+      rewriter, loc, warp.cst(0), warp.cst(k), warp.cst(stepK), accs,
       // The body builder is the rewriter, placed in the loop's body.
       [&](OpBuilder &, Location, Value kk, ValueRange iters) {
         scf::YieldOp::create(rewriter, loc, warp.step(kk, iters));

@@ -38,6 +38,112 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// bf16 operands read from global memory, f32 sums: 16x8x16 steps whose
+// fragments are loaded element by element (A: 4 registers of 2 bf16, B: 2).
+// CHECK-LABEL: func.func @matmul_bf16
+//   CHECK-NOT:   linalg.matmul
+//       CHECK:     scf.forall (%{{.*}}, %{{.*}}) in (2, 1)
+//  CHECK-COUNT-16:   memref.load %{{.*}} : memref<32x32xf32, strided<[64, 1], offset: ?>>
+//       CHECK:       scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c16 iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+//  CHECK-COUNT-8:      memref.load %{{.*}} : memref<32x32xbf16, strided<[32, 1], offset: ?>>
+//       CHECK:         vector.from_elements {{.*}} : vector<4x2xbf16>
+//  CHECK-COUNT-4:      memref.load %{{.*}} : memref<32x32xbf16, strided<[64, 1], offset: ?>>
+//       CHECK:         vector.from_elements {{.*}} : vector<2x2xbf16>
+//       CHECK:         nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+//   CHECK-NOT:         nvgpu.ldmatrix
+//       CHECK:         scf.yield
+//  CHECK-COUNT-16:   memref.store
+func.func @matmul_bf16(%A: memref<64x32xbf16>, %B: memref<32x64xbf16>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x32xbf16>, memref<32x64xbf16>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %w = transform.tirx.use_mma %t warps [2, 1] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// f16 operands and an f16 accumulator (f16 sums, as the payload asks).
+// CHECK-LABEL: func.func @matmul_f16_acc
+//       CHECK:   nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>
+func.func @matmul_f16_acc(%A: memref<32x16xf16>, %B: memref<16x32xf16>, %C: memref<32x32xf16>) {
+  linalg.matmul ins(%A, %B : memref<32x16xf16>, memref<16x32xf16>)
+                outs(%C : memref<32x32xf16>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [16, 8] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %w = transform.tirx.use_mma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// bf16 tiles staged in shared memory with rows padded to 40 elements (80
+// bytes: 16-byte aligned, and 8 consecutive rows hit 8 different 16-byte
+// bank groups): A's fragments come from ldmatrix x4, B's two at a time
+// from ldmatrix x4 transposed, split into the two n-fragments.
+// CHECK-LABEL: func.func @matmul_ldmatrix
+//       CHECK:   %[[LANE:.*]] = gpu.lane_id
+//       CHECK:   %[[LDROW:.*]] = arith.remui %[[LANE]], %c16
+//       CHECK:   %[[HALF:.*]] = arith.divui %[[LANE]], %c16
+//       CHECK:   %[[LDCOL:.*]] = arith.muli %[[HALF]], %c8
+//       CHECK:   scf.for %[[KK:.*]] = %c0{{.*}} to %c32{{.*}} step %c16
+//       CHECK:     %[[KA:.*]] = arith.addi %[[KK]], %[[LDCOL]]
+//       CHECK:     nvgpu.ldmatrix %{{.*}}[%{{.*}}, %[[KA]]] {numTiles = 4 : i32, transpose = false} : memref<32x32xbf16, strided<[40, 1]>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+//       CHECK:     %[[KB:.*]] = arith.addi %[[KK]], %[[LDROW]]
+//       CHECK:     %[[BOTH:.*]] = nvgpu.ldmatrix %{{.*}}[%[[KB]], %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<32x32xbf16, strided<[40, 1]>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+//       CHECK:     vector.shuffle %[[BOTH]], %[[BOTH]] [0, 1] : vector<4x2xbf16>, vector<4x2xbf16>
+//       CHECK:     vector.shuffle %[[BOTH]], %[[BOTH]] [2, 3] : vector<4x2xbf16>, vector<4x2xbf16>
+//  CHECK-COUNT-4:  nvgpu.mma.sync
+func.func @matmul_ldmatrix(%A: memref<64x32xbf16>, %B: memref<32x64xbf16>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x32xbf16>, memref<32x64xbf16>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %p = transform.tirx.promote_to_shared %t operands [0, 1] {padding = 8} : (!transform.any_op) -> !transform.any_op
+    %w = transform.tirx.use_mma %p warps [2, 1] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Rows padded by 4 bf16 (72 bytes) do not start 16 bytes apart: no
+// ldmatrix, the fragments are loaded element by element.
+// CHECK-LABEL: func.func @matmul_unaligned_rows
+//   CHECK-NOT:   nvgpu.ldmatrix
+//       CHECK:   nvgpu.mma.sync
+func.func @matmul_unaligned_rows(%A: memref<64x32xbf16>, %B: memref<32x64xbf16>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x32xbf16>, memref<32x64xbf16>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %p = transform.tirx.promote_to_shared %t operands [0, 1] {padding = 4} : (!transform.any_op) -> !transform.any_op
+    %w = transform.tirx.use_mma %p warps [2, 1] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Refused: not a matmul.
 #id = affine_map<(d0) -> (d0)>
 func.func @generic(%x: memref<64xf32>) {
@@ -100,19 +206,79 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: f16 operands (tf32 from f32 is what use_mma emits).
-func.func @half(%A: memref<64x16xf16>, %B: memref<16x64xf16>, %C: memref<64x64xf16>) {
+// Refused: f64 operands (mma.sync here takes f32, f16 and bf16).
+func.func @double(%A: memref<64x16xf64>, %B: memref<16x64xf64>, %C: memref<64x64xf64>) {
   // expected-note @below {{linalg.matmul#0}}
-  linalg.matmul ins(%A, %B : memref<64x16xf16>, memref<16x64xf16>)
-                outs(%C : memref<64x64xf16>)
+  linalg.matmul ins(%A, %B : memref<64x16xf64>, memref<16x64xf64>)
+                outs(%C : memref<64x64xf64>)
   return
 }
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{unsupported_type: operand of type memref<32x16xf16, strided<[16, 1], offset: ?>> is not a static memref of f32}}
+    // expected-error @below {{unsupported_type: A and B are f64 and f64; mma.sync here takes two f32 operands (multiplied as tf32), two f16 or two bf16}}
+    // expected-note @below {{hint: convert the operands to one of these types first}}
+    %w = transform.tirx.use_mma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: A and B of different types.
+func.func @mixed(%A: memref<64x16xf16>, %B: memref<16x64xbf16>, %C: memref<64x64xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul ins(%A, %B : memref<64x16xf16>, memref<16x64xbf16>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{unsupported_type: A and B are f16 and bf16}}
     // expected-note @below {{hint:}}
+    %w = transform.tirx.use_mma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: a bf16 accumulator (the tensor cores sum bf16 products in f32).
+func.func @bf16_acc(%A: memref<64x16xbf16>, %B: memref<16x64xbf16>, %C: memref<64x64xbf16>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul ins(%A, %B : memref<64x16xbf16>, memref<16x64xbf16>)
+                outs(%C : memref<64x64xbf16>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{unsupported_type: C is bf16; mma.sync sums bf16 products in f32}}
+    // expected-note @below {{hint: accumulate into an f32 C and convert it afterwards}}
+    %w = transform.tirx.use_mma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: K = 24 is a multiple of 8 but not of 16, the K of a bf16 step.
+func.func @short_k16(%A: memref<64x24xbf16>, %B: memref<24x64xbf16>, %C: memref<64x64xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul ins(%A, %B : memref<64x24xbf16>, memref<24x64xbf16>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_divisible: K = 24 is not a multiple of 16, the K of one mma.sync step on bf16}}
+    // expected-note @below {{hint: tile the reduction with tile_reduction to a multiple of 16}}
     %w = transform.tirx.use_mma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
@@ -152,7 +318,7 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{not_divisible: K = 12 is not a multiple of 8, the K of one mma.sync step}}
+    // expected-error @below {{not_divisible: K = 12 is not a multiple of 8, the K of one mma.sync step on f32}}
     // expected-note @below {{hint:}}
     %w = transform.tirx.use_mma %t : (!transform.any_op) -> !transform.any_op
     transform.yield

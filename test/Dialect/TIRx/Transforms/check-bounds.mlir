@@ -221,3 +221,53 @@ func.func @guarded_tail_wrong(%x: memref<1000003xf32>) {
   }
   return
 }
+
+// -----
+
+// ldmatrix: each lane reads 8 elements of a row from its column; a column
+// of 8 (tid / 16) * 8 + 24 reaches 8 past the 32 of the row.
+func.func @ldmatrix_past(%x: memref<32x32xbf16>) {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c24 = arith.constant 24 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %s = memref.alloc() : memref<32x32xbf16, #gpu.address_space<workgroup>>
+    %row = arith.remui %tx, %c16 : index
+    %half = arith.divui %tx, %c16 : index
+    %col = arith.muli %half, %c8 : index
+    %ok = nvgpu.ldmatrix %s[%row, %col] {numTiles = 4 : i32, transpose = false} : memref<32x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    %far = arith.addi %col, %c24 : index
+    // expected-error @below {{unsafe_bounds: load of func @ldmatrix_past / gpu.launch#0 / nvgpu.ldmatrix#1: index 1 lies in [24, 39], outside dimension 1 of size 32}}
+    %bad = nvgpu.ldmatrix %s[%row, %far] {numTiles = 4 : i32, transpose = false} : memref<32x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    %e = vector.extract %ok[0, 0] : bf16 from vector<4x2xbf16>
+    %f = vector.extract %bad[0, 0] : bf16 from vector<4x2xbf16>
+    memref.store %e, %x[%row, %tx] : memref<32x32xbf16>
+    memref.store %f, %x[%row, %tx] : memref<32x32xbf16>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// cp.async (16 bytes, aligned on both sides: it stays one): its source
+// read and its destination write are both checked.
+func.func @async_copy_past(%x: memref<32x32xbf16> {llvm.align = 16 : i64}) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %s = memref.alloc() {alignment = 16 : i64} : memref<32x16xbf16, #gpu.address_space<workgroup>>
+    %slot = arith.remui %tx, %c4 : index
+    %col = arith.muli %slot, %c8 : index
+    // expected-error @below {{unsafe_bounds: store to func @async_copy_past / gpu.launch#0 / nvgpu.device_async_copy#0: index 1 lies in [0, 31], outside dimension 1 of size 16}}
+    %t = nvgpu.device_async_copy %x[%tx, %col], %s[%tx, %col], 8 : memref<32x32xbf16> to memref<32x16xbf16, #gpu.address_space<workgroup>>
+    gpu.terminator
+  }
+  return
+}

@@ -175,3 +175,67 @@ func.func @dynamic_block(%m: memref<64xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// An asynchronous copy (pipeline's): no barriers around it, under a guard
+// every thread takes alike; bf16 rows of 32: 8-wide, 16 bytes a thread, as
+// cp.async skipping L1 (bypassL1).
+// CHECK-LABEL: func.func @async
+//       CHECK:   scf.if
+//       CHECK:     scf.for
+//       CHECK:       nvgpu.device_async_copy %{{.*}}[%[[ROW:.*]], %[[COL:.*]]], %{{.*}}[%[[ROW]], %[[COL]]], 8 {bypassL1} : memref<16x32xbf16, strided<[256, 1], offset: ?>> to memref<16x32xbf16, #gpu.address_space<workgroup>>
+//   CHECK-NOT:   linalg.copy
+//       CHECK:   nvvm.cp.async.commit.group
+func.func @async(%m: memref<256x256xbf16>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c8, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%a = %c32, %b = %c4, %c = %c1) {
+    %s = memref.alloc() : memref<16x32xbf16, #gpu.address_space<workgroup>>
+    %off = arith.muli %bx, %c8 : index
+    %go = arith.cmpi ult, %off, %n : index
+    scf.if %go {
+      %tile = memref.subview %m[%off, 0] [16, 32] [1, 1] : memref<256x256xbf16> to memref<16x32xbf16, strided<[256, 1], offset: ?>>
+      linalg.copy {tirx.async_copy} ins(%tile : memref<16x32xbf16, strided<[256, 1], offset: ?>>) outs(%s : memref<16x32xbf16, #gpu.address_space<workgroup>>)
+    }
+    nvvm.cp.async.commit.group
+    nvvm.cp.async.wait.group 0
+    gpu.barrier
+    %v = memref.load %s[%ty, %tx] : memref<16x32xbf16, #gpu.address_space<workgroup>>
+    memref.store %v, %m[%ty, %tx] : memref<256x256xbf16>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The same copy under a guard that differs between threads stays whole.
+// CHECK-LABEL: func.func @async_divergent
+//       CHECK:   scf.if
+//       CHECK:     linalg.copy {tirx.async_copy}
+func.func @async_divergent(%m: memref<256x256xbf16>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c8, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%a = %c32, %b = %c4, %c = %c1) {
+    %s = memref.alloc() : memref<16x32xbf16, #gpu.address_space<workgroup>>
+    %go = arith.cmpi ult, %tx, %c8 : index
+    scf.if %go {
+      %tile = memref.subview %m[0, 0] [16, 32] [1, 1] : memref<256x256xbf16> to memref<16x32xbf16, strided<[256, 1]>>
+      linalg.copy {tirx.async_copy} ins(%tile : memref<16x32xbf16, strided<[256, 1]>>) outs(%s : memref<16x32xbf16, #gpu.address_space<workgroup>>)
+    }
+    nvvm.cp.async.commit.group
+    nvvm.cp.async.wait.group 0
+    gpu.barrier
+    %v = memref.load %s[%ty, %tx] : memref<16x32xbf16, #gpu.address_space<workgroup>>
+    memref.store %v, %m[%ty, %tx] : memref<256x256xbf16>
+    gpu.terminator
+  }
+  return
+}

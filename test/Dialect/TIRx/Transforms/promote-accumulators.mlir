@@ -205,3 +205,33 @@ func.func @opaque_base(%a: memref<64xf32>, %c: memref<64x4xf32>, %t: index) {
   }
   return
 }
+
+// -----
+
+// A K loop of a bf16 matmul after pipeline: cp.async groups and waits, and
+// ldmatrix reads of shared memory, touch nothing of C: its load/store pair
+// becomes a value the loop carries.
+// CHECK-LABEL: func.func @with_ldmatrix
+//       CHECK:   %[[INIT:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<16x16xf32>
+//       CHECK:   %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
+//       CHECK:     nvvm.cp.async.wait.group 1
+//       CHECK:     nvgpu.ldmatrix
+//       CHECK:     nvvm.cp.async.commit.group
+//       CHECK:   memref.store %[[SUM]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<16x16xf32>
+func.func @with_ldmatrix(%c: memref<16x16xf32>, %s: memref<16x16xbf16, #gpu.address_space<workgroup>>, %i: index, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %k = %c0 to %c8 step %c1 {
+    nvvm.cp.async.wait.group 1
+    gpu.barrier
+    %f = nvgpu.ldmatrix %s[%i, %c0] {numTiles = 4 : i32, transpose = false} : memref<16x16xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    nvvm.cp.async.commit.group
+    %e = vector.extract %f[0, 0] : bf16 from vector<4x2xbf16>
+    %x = arith.extf %e : bf16 to f32
+    %v = memref.load %c[%i, %j] : memref<16x16xf32>
+    %w = arith.addf %v, %x : f32
+    memref.store %w, %c[%i, %j] : memref<16x16xf32>
+  }
+  return
+}

@@ -97,3 +97,37 @@ func.func @kept(%m: memref<1024xf32> {llvm.align = 16 : i64}) {
   %v = vector.load %m[%c0] {alignment = 4 : i64} : memref<1024xf32>, vector<4xf32>
   return
 }
+
+// -----
+
+// cp.async of 16 bytes between a 16-byte aligned argument and a 16-byte
+// aligned shared buffer, at offsets that are multiples of 8 bf16: kept.
+// CHECK-LABEL: func.func @async_aligned
+// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: vector.load
+func.func @async_aligned(%m: memref<64x64xbf16> {llvm.align = 16 : i64}, %i: index) {
+  %s = memref.alloc() {alignment = 16 : i64} : memref<32x40xbf16, #gpu.address_space<workgroup>>
+  %c8 = arith.constant 8 : index
+  %j = arith.muli %i, %c8 : index
+  %t = nvgpu.device_async_copy %m[%i, %j], %s[%i, %j], 8 {bypassL1} : memref<64x64xbf16> to memref<32x40xbf16, #gpu.address_space<workgroup>>
+  nvvm.cp.async.commit.group
+  return
+}
+
+// -----
+
+// The same with a column not known to be a multiple of 8 (and a shared
+// buffer of no known alignment): the copy is done now, by a vector load and
+// store, and leaves the group that named it.
+// CHECK-LABEL: func.func @async_unproven
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<64x64xbf16>, vector<8xbf16>
+// CHECK: vector.store %[[V]], %{{.*}} : memref<32x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: nvgpu.device_async_create_group{{ *$}}
+func.func @async_unproven(%m: memref<64x64xbf16> {llvm.align = 16 : i64}, %i: index) {
+  %s = memref.alloc() : memref<32x40xbf16, #gpu.address_space<workgroup>>
+  %t = nvgpu.device_async_copy %m[%i, %i], %s[%i, %i], 8 : memref<64x64xbf16> to memref<32x40xbf16, #gpu.address_space<workgroup>>
+  %g = nvgpu.device_async_create_group %t
+  nvgpu.device_async_wait %g
+  return
+}

@@ -476,6 +476,64 @@ def TIRx_UseMmaOp : TIRx_TransformOp<"use_mma", "linalg.matmul", [{
   }];
 }
 
+def TIRx_PipelineOp : TIRx_TransformOp<"pipeline", "scf.for", [{
+  {"params": {"type": "object", "additionalProperties": false,
+    "properties": {"stages": {"type": "integer", "minimum": 2, "maximum": 8, "default": 3,
+      "description": "shared buffers per staged tile: the loop computes on one while the copies of the next stages - 1 tiles are in flight (cp.async)"},
+     "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
+      "description": "the shared memory the block's buffers may take, all stages together (H200: 48 KiB static; up to 227 KiB, which the lowering then takes as dynamic shared memory, fewer blocks per SM)"}}},
+   "preconditions": ["the target is an scf.for with static bounds inside a forall mapped to blocks: the reduction loop of tile_reduction, its tiles staged in shared memory by promote_to_shared",
+                     "the loop runs at least stages - 1 times",
+                     "nothing in the loop but the staged copies writes the staged buffers, and nothing outside it uses them",
+                     "stages times the block's shared buffers fit in max_shared_bytes; each stage a multiple of 16 bytes"]}
+}], [], /*functional=*/0> {
+  let summary = "Overlap a loop's copies into shared memory with its computation";
+  let description = [{
+    Software-pipelines the copies that stage tiles in shared memory (those
+    of `promote_to_shared`: a `linalg.copy` from global memory into a
+    workgroup buffer between two `gpu.barrier`s) across the iterations of
+    their loop, with `stages` buffers per tile:
+
+    - before the loop, the copies of the first `stages - 1` tiles are
+      issued, each tile's as one group;
+    - iteration `i` waits until at most `stages - 2` groups are in flight
+      (`nvvm.cp.async.wait.group`: tile `i` has arrived), synchronizes the
+      block (every thread's part of tile `i` is visible; every warp is done
+      with tile `i - 1`), issues the copy of tile `i + stages - 1` into the
+      buffer tile `i - 1` used (when there is such a tile) and commits it
+      (`nvvm.cp.async.commit.group`), then computes on tile `i`'s buffer.
+
+    The copies are marked asynchronous; the lowering splits each among the
+    block's threads as `nvgpu.device_async_copy` (`cp.async`, 16 bytes a
+    thread where the alignment is proven, skipping L1), or as plain loads
+    and stores where it is not. Apply it after `promote_to_shared` (and
+    `use_mma`), before `map_to_gpu`.
+
+    ```mlir
+    transform.tirx.pipeline %loop stages = 3 : !transform.any_op
+    ```
+
+    #### Return modes
+
+    Only reads the handle. Refuses with `not_applicable` (not an scf.for),
+    `bad_order` (not inside a block mapping), `unknown_trip_count` (bounds
+    or step not static), `no_staged_copy` (no copy into a shared buffer in
+    the loop: apply promote_to_shared), `too_few_trips` (fewer than
+    `stages - 1` iterations), `shared_race` (something else in the loop
+    writes a staged buffer, or uses it outside the loop), `not_divisible`
+    (a stage's buffer is not a multiple of 16 bytes) or `exceeds_smem`
+    (the stages do not fit; the hint gives the stages that do). `stages`
+    outside [2, 8] or `max_shared_bytes` outside [1, 232448] is refused by
+    the verifier.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DefaultValuedAttr<I64Attr, "3">:$stages,
+                       DefaultValuedAttr<I64Attr, "49152">:$max_shared_bytes);
+  let results = (outs);
+  let assemblyFormat = "$target (`stages` `=` $stages^)? attr-dict `:` type($target)";
+  let hasVerifier = 1;
+}
+
 def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic", [{
   {"params": {"type": "object", "required": ["parts"], "additionalProperties": false,
     "properties": {"parts": {"type": "integer", "minimum": 2, "maximum": 65536,

@@ -97,9 +97,16 @@ def TIRxWorkgroupAllocs : Pass<"tirx-workgroup-allocs"> {
     promotion to shared memory creates) would lower to a per-thread heap
     allocation; as a workgroup attribution of the launch it becomes one
     shared buffer per block. Allocations of static shape move; others stay
-    and fail later with their own diagnostic.
+    and fail later with their own diagnostic. A launch whose buffers take
+    more than 48 KiB (the limit of static shared memory) gets them as views
+    of its dynamic shared memory instead (`gpu.dynamic_shared_memory`,
+    `memref.view` at offsets aligned to 128 bytes), its
+    `dynamic_shared_memory_size` set to their total: the bundle records it
+    and the runner opts the kernel in (up to 227 KiB on Hopper).
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def TIRxAlignWorkgroupBuffers : Pass<"tirx-align-workgroup-buffers"> {
@@ -130,11 +137,19 @@ def TIRxDistributeCopies : Pass<"tirx-distribute-copies"> {
     innermost stride and the vector width divides the innermost size; the
     barrier after it makes the whole tile visible. Copies
     that do not meet these conditions are left as they are.
+
+    A copy marked `tirx.async_copy` (by `transform.tirx.pipeline`, whose
+    `nvvm.cp.async` groups and waits order it) needs no barriers around it
+    and may sit under an `scf.if` every thread takes alike; each thread's
+    share becomes `nvgpu.device_async_copy` (`cp.async`) when it moves 4,
+    8 or 16 bytes (16: `bypassL1`, `cp.async.cg`), plain loads and stores
+    otherwise.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect"];
 }
 
@@ -161,6 +176,30 @@ def TIRxPromoteAccumulators : Pass<"tirx-promote-accumulators"> {
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def TIRxLowerBf16Mma : Pass<"tirx-lower-bf16-mma"> {
+  let summary = "Lower bf16 nvgpu.mma.sync to nvvm.mma.sync";
+  let description = [{
+    LLVM 22's `convert-nvgpu-to-nvvm` lowers `nvgpu.mma.sync` on f16, tf32,
+    f64 and integer operands but fails on bf16 ("failed to deduce operand
+    PTX types"), although PTX has `mma.sync.aligned.m16n8k16.row.col
+    .f32.bf16.bf16.f32` and `nvvm.mma.sync` takes it. This pass rewrites
+    each bf16 `nvgpu.mma.sync` (16x8x16, f32 accumulator) into
+    `nvvm.mma.sync`: every 32-bit register of A and B (two bf16) becomes an
+    i32, C's four f32 are passed as they are, and the result struct is
+    repacked into the `vector<2x2xf32>` the op returned.
+
+    ```mlir
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]}
+        : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    // becomes 4 + 2 i32 and 4 f32 operands of
+    //   nvvm.mma.sync ... {multiplicandAPtxType = #nvvm.mma_type<bf16>, ...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TIRxSinkConstants : Pass<"tirx-sink-constants"> {
@@ -194,7 +233,14 @@ def TIRxProveVectorAlignment
 
     With 16 bytes proven, a `vector<4xf32>` load becomes `ld.global.v4.b32`;
     without it, four scalar loads. Nothing is set that is not proven.
+
+    `cp.async` has no such fallback (a misaligned address faults): an
+    `nvgpu.device_async_copy` whose source and destination are not both
+    proven aligned to the bytes it moves becomes a `vector.load` and a
+    `vector.store` done at once (annotated like the others), and leaves the
+    groups that named its token; the waits that ordered it still hold.
   }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
 def TIRxAssumeArgumentAlignment

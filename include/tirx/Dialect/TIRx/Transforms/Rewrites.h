@@ -168,9 +168,23 @@ splitReduction(RewriterBase &rewriter, linalg::LinalgOp op,
 // use_mma
 //===----------------------------------------------------------------------===//
 
-/// The shape of one mma.sync step that useMma emits: 16x8x8, tf32 operands,
-/// f32 sums.
-constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 8;
+/// The shape of one mma.sync step that useMma emits: 16x8xK with K = 8 for
+/// f32 operands (multiplied as tf32) and K = 16 for f16 and bf16 ones.
+constexpr int64_t kMmaM = 16, kMmaN = 8;
+
+/// The K of one mma.sync step on operands of `elementType`: 8 (f32, as
+/// tf32), 16 (f16, bf16); 0 when mma.sync takes no such operands here.
+int64_t mmaStepK(Type elementType);
+
+/// Whether `accumulator` can hold the sums of mma.sync on `operand`
+/// elements: f32 for f32, f16 and bf16 operands; f16 too for f16 ones.
+bool mmaAccumulatorFits(Type operand, Type accumulator);
+
+/// Whether a warp can load 8x8 matrices of `view` with ldmatrix: 16-bit
+/// elements in shared memory (a static memref.alloc, through subviews), rows
+/// of unit stride whose start addresses are 16-byte aligned (a static
+/// offset and row stride, each a multiple of 8 elements).
+bool ldmatrixCanLoad(Value view);
 
 struct UseMmaOptions {
   /// Warps along M and N.
@@ -178,14 +192,68 @@ struct UseMmaOptions {
 };
 
 /// Rewrites a block's matmul into a forall of warps, each computing its
-/// part of C with nvgpu.mma.sync (16x8x8 steps, tf32) in registers. Returns
-/// the warps' forall.
+/// part of C with nvgpu.mma.sync (16x8x8 steps on tf32 from f32 operands,
+/// 16x8x16 on f16 or bf16 ones) in registers. A 16-bit operand that
+/// ldmatrixCanLoad (a tile staged in shared memory) is loaded with
+/// nvgpu.ldmatrix (A: x4; B: x4 transposed, two fragments at once), any
+/// other element by element. Returns the warps' forall.
 ///
-/// Assumes (use_mma checks them): `matmul` is on static f32 memrefs with the
-/// default maps, inside a forall mapped to blocks and not to threads; M is a
-/// multiple of warpsM * 16, N of warpsN * 8, K of 8.
+/// Assumes (use_mma checks them): `matmul` is on static memrefs with the
+/// default maps, A and B of one type that mmaStepK takes, C of one that
+/// mmaAccumulatorFits, inside a forall mapped to blocks and not to threads;
+/// M is a multiple of warpsM * 16, N of warpsN * 8, K of mmaStepK.
 FailureOr<scf::ForallOp> useMma(RewriterBase &rewriter, linalg::MatmulOp matmul,
                                 const UseMmaOptions &options);
+
+//===----------------------------------------------------------------------===//
+// pipeline
+//===----------------------------------------------------------------------===//
+
+/// The unit attribute pipeline sets on the block copies it makes
+/// asynchronous; tirx-distribute-copies splits them into cp.async.
+constexpr llvm::StringLiteral kAsyncCopyAttrName = "tirx.async_copy";
+
+/// A copy of a loop that stages a tile in shared memory: `copy` (at the
+/// loop's top level, fenced by barriers) writes `view`, a view defined
+/// before the loop of `buffer`, a static workgroup allocation; its source
+/// is computed in the loop from the induction variable by `slice` (pure
+/// top-level ops, in order).
+struct StagedCopy {
+  linalg::CopyOp copy;
+  Value view;
+  memref::AllocOp buffer;
+  SmallVector<Operation *> slice;
+};
+
+/// The copies of `loop` that stage tiles in shared memory, in order; each
+/// buffer staged by one copy only.
+SmallVector<StagedCopy> findStagedCopies(scf::ForOp loop);
+
+/// The first op in `loop`, other than the staged copies, that may write
+/// one of their buffers, or that reads one other than through its view;
+/// null when there is none.
+Operation *findStagedBufferConflict(scf::ForOp loop,
+                                    ArrayRef<StagedCopy> copies);
+
+struct PipelineOptions {
+  /// Buffers of each staged tile: the loop computes on one while the copies
+  /// of the next stages - 1 tiles are in flight.
+  int64_t stages = 3;
+};
+
+/// Software-pipelines the staged copies of `loop` (static bounds, at least
+/// stages - 1 iterations): each buffer becomes `stages` buffers; the copies
+/// of the first stages - 1 tiles are issued before the loop; iteration i
+/// waits for tile i (nvvm.cp.async.wait.group, stages - 2 groups still in
+/// flight), synchronizes the block, issues the copy of tile
+/// i + stages - 1 (when there is one) into the buffer iteration i - 1 used,
+/// commits it as a group (nvvm.cp.async.commit.group), then computes on
+/// tile i's buffer. The last stages - 1 iterations, which have no tile to
+/// issue (they commit empty groups), become a second loop. The copies are
+/// marked kAsyncCopyAttrName.
+void pipelineStagedCopies(RewriterBase &rewriter, scf::ForOp loop,
+                          ArrayRef<StagedCopy> copies,
+                          const PipelineOptions &options);
 
 } // namespace tirx
 } // namespace mlir
