@@ -724,7 +724,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
       !candidates.empty() && candidates.front().proposal.origin == "auto"
           ? &candidates.front()
           : nullptr;
-  if (baseline)
+  if (baseline) // rewritten after the full phase, which adds its full check
     report["baseline"] = candidateJSON(*baseline);
   json::Array all;
   for (const Candidate &c : candidates)
@@ -790,6 +790,8 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     if (llvm::Error e = remember(*c, *c->full, fresh))
       return std::move(e);
   }
+  if (baseline)
+    report["baseline"] = candidateJSON(*baseline);
   std::vector<Candidate *> ranked;
   for (Candidate *c : leaders)
     if (c->full && c->full->ok())

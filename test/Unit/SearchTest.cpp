@@ -237,6 +237,11 @@ TEST(TunePolicies, TheAutomaticScheduleIsTheBaseline) {
   ASSERT_TRUE(baseline);
   EXPECT_EQ(baseline->getString("version"), "vd.0.0.0.0.0.0");
   EXPECT_EQ(baseline->getInteger("index"), 1);
+  // Its full check is in the report (the GPU test compares the best's full
+  // median with it).
+  const json::Object *full = baseline->getObject("full");
+  ASSERT_TRUE(full);
+  EXPECT_TRUE(full->getNumber("median_us"));
   // The report says how sure it is: a paired comparison with an interval.
   const json::Object *best = report->getObject("best");
   ASSERT_TRUE(best);
