@@ -106,8 +106,16 @@ public:
   }
   void keepOutputs() override {
     got = download(candidate, addresses);
-    if (!dumped && !options.dumpDir.empty())
-      dumpInputsAndOutputs(options.dumpDir, candidate, host, got);
+    if (!dumped && !options.dumpDir.empty()) {
+      // Every buffer after the launch, inputs too (`got` holds outputs
+      // only): the host check also asks whether an input changed.
+      std::vector<std::vector<uint8_t>> after =
+          download(candidate, addresses, /*inputs=*/true);
+      for (size_t i = 0; i < after.size(); ++i)
+        if (after[i].empty())
+          after[i] = got[i];
+      dumpInputsAndOutputs(options.dumpDir, candidate, host, after);
+    }
     dumped = true;
   }
   Comparison checkInputs() override {
@@ -335,8 +343,9 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
   bool reference = data.hasReference();
   // The longest sum either side declares; the f32 slack grows with it.
   int64_t terms = std::max(candidate.reductionLength, data.referenceTerms());
-  auto tolerance = [&](ElementType type) {
-    return toleranceFor(type, candidate.math, terms);
+  auto tolerance = [&](const Param &p) {
+    return toleranceFor(p.type, candidate.math, terms,
+                        p.bytes / elementBytes(p.type));
   };
   f.seed = options.seed;
   f.copyBandwidthGBs = profile.copyBandwidthGBs;
@@ -389,7 +398,7 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
       if (!p.isBuffer || p.role == Role::in)
         continue;
       Comparison c =
-          data.compareKept(i, tolerance(p.type));
+          data.compareKept(i, tolerance(p));
       worstAbs = std::max(worstAbs, c.maxAbsError);
       worstL2 = std::max(worstL2, c.relL2Error);
       if (s == 0)
@@ -456,7 +465,7 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
       if (!p.isBuffer || p.role == Role::in)
         continue;
       RelaunchCheck r =
-          data.compareNow(i, tolerance(p.type));
+          data.compareNow(i, tolerance(p));
       if (r.bitEqual)
         continue;
       f.bitwiseReproducible = false;

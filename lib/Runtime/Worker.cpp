@@ -362,7 +362,8 @@ bool DeviceData::ghostBlind() {
     blind = worker.check()
                 .compare(p.name, p.type, image, set->want[i]->ptr, p.bytes,
                          toleranceFor(p.type, candidate.math,
-                                      candidate.reductionLength),
+                                      candidate.reductionLength,
+                                      p.bytes / elementBytes(p.type)),
                          set->wantRms[i])
                 .pass;
   }

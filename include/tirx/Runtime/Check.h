@@ -73,9 +73,11 @@ struct Tolerance {
   double rmsRel = 0;
 };
 /// The tolerance of `type` under the bundle's `math` ("ieee" or "tf32"),
-/// for outputs that sum up to `reductionLength` terms (0: unknown).
+/// for outputs that sum up to `reductionLength` terms (0: unknown), in a
+/// buffer of `elements` values (0: unknown; the largest of many rounding
+/// errors is checked, so the slack grows slowly with the count).
 Tolerance toleranceFor(ElementType type, const std::string &math = "ieee",
-                       int64_t reductionLength = 0);
+                       int64_t reductionLength = 0, uint64_t elements = 0);
 
 struct Comparison {
   bool pass = true;
