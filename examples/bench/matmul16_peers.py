@@ -91,7 +91,8 @@ def run(timer, samples, keep, dtype_name):
             ("cuBLAS %s -> f32: addmm(C, A, B, out_dtype=f32)" % dtype_name,
              "cublas", cublas_f32, None),
             ("Triton %s, f32 sums, autotuned" % dtype_name, "triton", triton_fn, tuned)):
-        e = measure(timer, samples, name, kind, "ieee", fn, want, lambda r: c, prepare)
+        e = measure(timer, samples, name, kind, "ieee", fn, want, lambda r: c, prepare,
+                    terms=n)
         if kernel is not None:
             e["config"] = triton_best_config(kernel)
         entries.append(e)

@@ -111,7 +111,7 @@ def run(timer, samples, keep):
                      lambda cfn=cfn: cfn(a, b, c), None),
                     ("Triton %s, autotuned" % precision, "triton", triton_fn, tuned)):
                 e = measure(timer, samples, name, kind, precision, fn, want,
-                            lambda r: c, prepare)
+                            lambda r: c, prepare, terms=a.shape[1])
                 if kernel is not None:
                     e["config"] = triton_best_config(kernel)
                 entries.append(e)

@@ -271,11 +271,17 @@ TOLERANCE = {  # precision: (rtol, also the relative-L2 limit; atol; rmsRel)
 }
 
 
-def check(got, want, precision):
+def check(got, want, precision, terms=0):
     """tirx-run's rule: every element within atol + rtol |want| + rmsRel
     rms(want), and the relative L2 error at most rtol. `want` is float64.
-    Returns (pass, rel_l2)."""
+    For f32 sums of `terms` terms rmsRel grows as tirx-run's does
+    (lib/Runtime/Check.cpp toleranceFor): (sqrt(2 ln 2n) + 2) u sqrt(K / 2)
+    for n elements, never below 1e-5. Returns (pass, rel_l2)."""
     rtol, atol, rms_rel = TOLERANCE[precision]
+    if precision == "ieee" and terms > 0:
+        spread = 2.0 ** -24 * math.sqrt(terms / 2)
+        tail = math.sqrt(2 * math.log(2.0 * max(want.numel(), 1)))
+        rms_rel = max(rms_rel, (tail + 2) * spread)
     g = got.double()
     rms = want.pow(2).mean().sqrt().item()
     err = (g - want).abs()
@@ -303,13 +309,14 @@ def compile_fn(fn):
 
 
 def measure(timer, samples, name, kind, precision, fn, want, output,
-            prepare=None, config=None, note=None):
+            prepare=None, config=None, note=None, terms=0):
     """Checks `fn` (after `prepare`) against `want` (float64) at `precision`,
     times it with `timer`, checks the last timed call's output again.
     `output(ret)` gives the output tensor from fn's return value (a buffer
     for in-place and out= peers). The first call (compilation, autotuning)
     is timed on the wall clock: `first_call_s`. Returns a JSON entry; a
-    failure is an entry with `check: fail` or `error`, never an exception."""
+    failure is an entry with `check: fail` or `error`, never an exception.
+    `terms`: the length of the sums in each output (check's tolerance)."""
     import torch
     entry = {"name": name, "kind": kind, "precision": precision}
     if config:
@@ -326,13 +333,13 @@ def measure(timer, samples, name, kind, precision, fn, want, output,
         prepare()
         ret = fn()
         torch.cuda.synchronize()
-        ok, rel = check(output(ret), want, precision)
+        ok, rel = check(output(ret), want, precision, terms)
         entry["rel_l2"] = rel
         if not ok:
             entry["check"] = "fail"
             return entry
         stats = timer.time(fn, prepare, samples)
-        ok2, rel2 = check(output(stats["last"]), want, precision)
+        ok2, rel2 = check(output(stats["last"]), want, precision, terms)
         entry.update(stats_entry(stats))
         entry["rel_l2"] = max(rel, rel2)
         entry["check"] = "pass" if ok2 else "fail (after timing)"
