@@ -7,8 +7,8 @@ For every suite payload whose bundle the build made
 checks it against its reference (suite-<name>-ref) and times it (medians,
 L2 flushed before each sample, CUDA events); then torch eager and
 torch.compile of the equivalent (torch_ref.py) are timed with
-triton.testing.do_bench (medians, L2 flushed, CUDA events), as the
-examples/bench peers are. Prints a table of ratios (peer time / tirx time:
+examples/bench/timing.py's Timer, which times exactly as tirx-run does
+(medians, L2 flushed, CUDA events), as the examples/bench peers are. Prints a table of ratios (peer time / tirx time:
 above 1, tirx is faster) and writes OUT_DIR/suite-bench.json.
 """
 import argparse
@@ -19,15 +19,17 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 import torch_ref  # noqa: E402
 
 
-def tirx_time(build, bundles, name, out):
+def tirx_time(build, bundles, name, out, samples):
     feedback = os.path.join(out, name + ".json")
     subprocess.run([os.path.join(build, "bin", "tirx-run"),
                     os.path.join(bundles, "suite-" + name),
                     "--reference", os.path.join(bundles, "suite-" + name + "-ref"),
-                    "-o", feedback], env=dict(os.environ, XDG_CACHE_HOME=os.path.join(out, "cache")))
+                    "-o", feedback] + (["--samples", str(samples)] if samples else []),
+                   env=dict(os.environ, XDG_CACHE_HOME=os.path.join(out, "cache")))
     try:
         f = json.load(open(feedback))
     except (OSError, ValueError):
@@ -38,18 +40,22 @@ def tirx_time(build, bundles, name, out):
     return (d / 1e3 if d else None), f.get("correctness")
 
 
-def peer_times(name):
+def peer_times(timer, name, samples):
+    """torch eager and torch.compile of the payload, each timed by
+    examples/bench/timing.py's Timer: tirx-run's own loop (warm-up, L2 flush
+    before each sample, CUDA events, median), so the ratios compare like
+    with like."""
     import torch
-    import triton
+    from timing import compile_fn
     fn, spec = torch_ref.table()[name]
     args = torch_ref.inputs(spec)
     out = {}
-    for label, f in (("eager", fn), ("compile", None)):
+    for label, g in (("eager", fn), ("compile", None)):
         try:
-            g = f if f else torch.compile(fn)
-            g(*args)
+            g = g or compile_fn(fn)
+            g(*args)  # compiles, autotunes
             torch.cuda.synchronize()
-            out[label] = triton.testing.do_bench(lambda: g(*args), return_mode="median")
+            out[label] = timer.time(lambda: g(*args), None, samples)["median"] / 1e3
         except Exception as e:  # a peer that fails is reported, not fatal
             out[label] = None
             out[label + "_error"] = str(e)[:200]
@@ -61,7 +67,11 @@ def main():
     ap.add_argument("build", nargs="?", default="build")
     ap.add_argument("out", nargs="?", default="")
     ap.add_argument("--only", default="")
+    ap.add_argument("--samples", type=int, default=0,
+                    help="samples per kernel, tirx-run and peers alike (0: tirx-run's rule)")
     args = ap.parse_args()
+    from timing import Timer
+    timer = Timer()
     out = args.out or os.path.join(args.build, "bench", "suite")
     os.makedirs(out, exist_ok=True)
     bundles = os.path.join(args.build, "integration-bundles")
@@ -76,8 +86,8 @@ def main():
             print(fmt % (name, "-", "-", "-", "-", "-", "no bundle yet (examples/suite/README.md)"))
             rows.append({"payload": name, "bundle": False})
             continue
-        ours, correctness = tirx_time(args.build, bundles, name, out)
-        peers = peer_times(name)
+        ours, correctness = tirx_time(args.build, bundles, name, out, args.samples)
+        peers = peer_times(timer, name, args.samples or None)
         e, c = peers.get("eager"), peers.get("compile")
         ratio = lambda p: "%.3f" % (p / ours) if p and ours else "-"  # noqa: E731
         num = lambda v: "%.4f" % v if v else "-"  # noqa: E731
