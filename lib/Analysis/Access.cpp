@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -217,6 +218,13 @@ std::optional<LinearIndex> mlir::tirx::linearize(Value index) {
 OpFlops mlir::tirx::opFlops(Operation *op) {
   if (op->getNumResults() != 1)
     return {};
+  // The bf16 products (tirx-lower-bf16-mma writes them as NVVM's op, whose
+  // result is a struct of a thread's share of C): a warp's m x n x k.
+  if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+    NVVM::MMAShapeAttr shape = mma.getShape();
+    return {2 * int64_t(shape.getM()) * shape.getN() * shape.getK(),
+            /*perWarp=*/true};
+  }
   Type type = op->getResult(0).getType();
   int64_t lanes = 1;
   if (auto vec = dyn_cast<VectorType>(type)) {

@@ -6,6 +6,11 @@
 // RUN: tirx-opt %s --transform-interpreter > %t.mapped.mlir
 // RUN: FileCheck %s --check-prefix=MAPPED < %t.mapped.mlir
 // RUN: tirx-opt %t.mapped.mlir --tirx-lower-to-nvvm=cubin-format=isa | FileCheck %s
+// The bundle counts the products (nvvm.mma.sync after tirx-lower-bf16-mma):
+// 2 x 128 x 128 x 256 flops.
+// RUN: rm -rf %t.bundle && tirx-opt %t.mapped.mlir --tirx-export-bundle="dir=%t.bundle ptxas=none" > /dev/null
+// RUN: FileCheck %s --check-prefix=FLOPS --input-file=%t.bundle/manifest.json
+// FLOPS: "flops": 8388608,
 
 // MAPPED: gpu.launch
 // MAPPED: nvvm.cp.async.commit.group
