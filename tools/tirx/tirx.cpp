@@ -82,9 +82,10 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  check and time the best k in full, rank the leaders
                                  by paired runs; a rerun resumes (docs/tune.md)
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
-                                 lower vN and its reference (default: the seed
+         [--counters]            lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
-                                 them with tirx-run, keep the feedback
+                                 them with tirx-run, keep the feedback; with
+                                 --counters also Nsight Compute's figures
 
   --workspace DIR   default: $TIRX_WORKSPACE, else ./tirx-workspace
   --json            machine-readable output
@@ -145,8 +146,9 @@ Expected<int64_t> intOption(const Invocation &inv, const std::string &name) {
   return n;
 }
 
-/// --timeout, --samples, --seed, --inputs into `options`.
+/// --timeout, --samples, --seed, --inputs, --counters into `options`.
 llvm::Error runFlags(const Invocation &inv, RunOptions &options) {
+  options.counters = inv.has("--counters");
   for (auto [flag, field] : {std::pair{"--timeout", &options.timeout},
                              std::pair{"--samples", &options.samples},
                              std::pair{"--seed", &options.seed},
@@ -489,6 +491,8 @@ int TIRX_MAIN(int argc, char **argv) {
       inv.json = true;
     } else if (a == "--compile-only") {
       inv.compileOnly = true;
+    } else if (a == "--counters") {
+      inv.options[a] = "on";
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";

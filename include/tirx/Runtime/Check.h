@@ -191,7 +191,7 @@ double adversarialScale(InputKind kind, int level, ElementType type);
 
 /// Fills `bytes` (of float `type`) for `kind` at `level`, deterministic in
 /// `seed`: large: uniform in [-S, S); cancel: (-1)^i S + uniform [-1, 1);
-/// denormal: uniform in (-S, S) with S the smallest normal. Integer types
+/// denormal: uniform in (-0.98 S, 0.98 S), S the smallest normal. Integer types
 /// get fillRandom.
 void fillAdversarial(std::vector<uint8_t> &bytes, ElementType type,
                      InputKind kind, int level, uint64_t seed);
