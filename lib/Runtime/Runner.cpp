@@ -499,7 +499,7 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
     checkLaunch(launches, "determinism");
     f.determinismRuns = int64_t(r) + 2;
   }
-  if (f.correctness != "fail" && reference) {
+  if (f.correctness != "fail") {
     checkAdversarial(options, candidate, cand, data, f, launches, fail);
     if (!f.adversarial.empty() &&
         std::any_of(f.adversarial.begin(), f.adversarial.end(),
