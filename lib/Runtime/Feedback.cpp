@@ -219,6 +219,27 @@ void readOptional(const json &j, const char *key, std::optional<T> &out) {
 }
 } // namespace
 
+namespace {
+json countersJSON(const HardwareCounters &c) {
+  json stalls = json::array();
+  for (const auto &[reason, share] : c.stalls)
+    stalls.push_back({{"reason", reason}, {"share", share}});
+  return {{"status", c.status},
+          {"note", c.note},
+          {"kernel", c.kernel},
+          {"achieved_occupancy", optional(c.achievedOccupancy)},
+          {"dram_throughput", optional(c.dramThroughput)},
+          {"sm_throughput", optional(c.smThroughput)},
+          {"passes", optional(c.passes)},
+          {"samples", optional(c.samples)},
+          {"stalls", stalls}};
+}
+} // namespace
+
+std::string serializeCounters(const HardwareCounters &c) {
+  return countersJSON(c).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::string serializeFeedback(const Feedback &f) {
   json j;
   j["schema_version"] = f.schemaVersion;
@@ -292,18 +313,7 @@ std::string serializeFeedback(const Feedback &f) {
          {"detail", a.detail}});
   j["dram_throughput"] = optional(f.counters.dramThroughput);
   j["sm_throughput"] = optional(f.counters.smThroughput);
-  json stalls = json::array();
-  for (const auto &[reason, share] : f.counters.stalls)
-    stalls.push_back({{"reason", reason}, {"share", share}});
-  j["counters"] = {{"status", f.counters.status},
-                   {"note", f.counters.note},
-                   {"kernel", f.counters.kernel},
-                   {"achieved_occupancy", optional(f.counters.achievedOccupancy)},
-                   {"dram_throughput", optional(f.counters.dramThroughput)},
-                   {"sm_throughput", optional(f.counters.smThroughput)},
-                   {"passes", optional(f.counters.passes)},
-                   {"samples", optional(f.counters.samples)},
-                   {"stalls", stalls}};
+  j["counters"] = countersJSON(f.counters);
   j["bottleneck"] = f.bottleneck;
   j["bottleneck_location"] = f.bottleneckLocation;
   j["bottleneck_loc"] = f.bottleneckLoc;

@@ -76,11 +76,13 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  server answers (and cancels) meanwhile
   tune vN [--budget N] [--time S] [--policy evolutionary|mcts|random|greedy]
          [--seed N] [--db FILE] [--compile-only] [--jobs N] [--top-k K] [--batch N]
-         [--measure worker|run] [--runner TIRX-RUN]
+         [--measure worker|run] [--runner TIRX-RUN] [--counters]
                                  search schedules from vN (each candidate a version),
                                  build them in parallel, screen each with tirx-run,
                                  check and time the best k in full, rank the leaders
-                                 by paired runs; a rerun resumes (docs/tune.md)
+                                 by paired runs; a rerun resumes (docs/tune.md);
+                                 --counters: the best k also through Nsight
+                                 Compute (docs/counters.md)
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
          [--counters]            lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
@@ -243,6 +245,7 @@ Expected<Result> tune(Session &s, const Invocation &inv) {
   search.dbPath = inv.option("--db");
   options.runner = inv.option("--runner");
   options.measure = inv.option("--measure", options.measure);
+  search.full.counters = inv.has("--counters");
   for (auto [flag, field] :
        {std::pair{"--budget", &search.budget}, std::pair{"--top-k", &search.topK},
         std::pair{"--jobs", &options.jobs}, std::pair{"--batch", &search.batch}})

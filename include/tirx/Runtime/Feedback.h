@@ -152,6 +152,8 @@ void classify(Feedback &feedback, const Manifest &manifest,
               const DeviceProfile &device);
 
 std::string serializeFeedback(const Feedback &feedback);
+/// The feedback's `counters` object alone, as JSON text.
+std::string serializeCounters(const HardwareCounters &counters);
 bool parseFeedback(const std::string &text, Feedback &feedback,
                    std::string &error);
 bool readFeedbackFile(const std::string &path, Feedback &feedback,
