@@ -375,18 +375,8 @@ Comparison describeChange(const std::string &name, size_t i, double now,
 
 std::vector<std::vector<uint8_t>> makeInputs(const Manifest &m,
                                              uint64_t seed) {
-  std::vector<std::vector<uint8_t>> host(m.params.size());
-  for (size_t i = 0; i < m.params.size(); ++i) {
-    const Param &p = m.params[i];
-    if (!p.isBuffer)
-      continue;
-    host[i].resize(p.bytes);
-    if (p.role == Role::out)
-      fillPoison(host[i], p.type);
-    else
-      fillRandom(host[i], p.type, seed * 1000003ull + i);
-  }
-  return host;
+  // fillAdversarial of the random kind is fillRandom.
+  return makeAdversarialInputs(m, InputKind::random, 0, seed);
 }
 
 std::vector<double> scalarValues(const Manifest &m, uint64_t seed) {

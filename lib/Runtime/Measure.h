@@ -75,6 +75,9 @@ runOnImages(gpu::LoadedBundle &bundle, const Manifest &m,
             const std::vector<double> &scalars,
             const std::function<void(bool)> &busy);
 
+/// The bytes of all of `m`'s buffer parameters.
+uint64_t parameterBytes(const Manifest &m);
+
 /// The adversarial sets of `candidate` against the reference (Strict.cpp):
 /// each kind at the largest magnitude the reference keeps finite, judged
 /// by the sensitivity rule (compareSensitive). Fills `f.adversarial`;

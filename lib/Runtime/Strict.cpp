@@ -68,6 +68,7 @@ std::string firstNonFinite(const Manifest &m,
   }
   return "";
 }
+} // namespace
 
 uint64_t parameterBytes(const Manifest &m) {
   uint64_t total = 0;
@@ -76,7 +77,6 @@ uint64_t parameterBytes(const Manifest &m) {
       total += p.bytes;
   return total;
 }
-} // namespace
 
 void checkAdversarial(const RunOptions &options, const Manifest &candidate,
                       LoadedBundle &bundle, DataPath &data, Feedback &f,

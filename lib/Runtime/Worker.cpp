@@ -163,14 +163,6 @@ struct KeptPayload {
   uint64_t lastUse = 0;
 };
 
-uint64_t parameterBytes(const Manifest &m) {
-  uint64_t total = 0;
-  for (const Param &p : m.params)
-    if (p.isBuffer)
-      total += p.bytes;
-  return total;
-}
-
 /// The key of what a candidate may share with earlier ones: its parameters
 /// and the reference bundle's contents.
 std::string payloadKey(const Manifest &candidate, const std::string *refDir,
