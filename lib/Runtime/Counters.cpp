@@ -243,7 +243,10 @@ std::string describeNcuFailure(int exitStatus, const std::string &output) {
   return "ncu printed no report";
 }
 
-HardwareCounters collectCounters(const CounterRequest &r) {
+namespace {
+/// One ncu run over `metrics`.
+HardwareCounters runNcu(const CounterRequest &r,
+                        const std::vector<std::string> &metricList) {
   HardwareCounters c;
   c.status = "unavailable";
   std::string ncu = r.ncu.empty() ? findNcu() : r.ncu;
@@ -273,7 +276,7 @@ HardwareCounters collectCounters(const CounterRequest &r) {
   std::string ignored;
   writeFileAtomically(in, request.dump() + "\n{\"op\": \"quit\"}\n", ignored);
   std::string metrics, names;
-  for (const std::string &m : counterMetrics())
+  for (const std::string &m : metricList)
     metrics += (metrics.empty() ? "" : ",") + m;
   std::vector<std::string> kernels;
   for (const Kernel &k : r.manifest->kernels)
@@ -352,6 +355,25 @@ HardwareCounters collectCounters(const CounterRequest &r) {
   if (c.note == "ncu printed no report" ||
       c.note.rfind("ncu exited with status", 0) == 0)
     c.note += " (" + error + ")";
+  return c;
+}
+} // namespace
+
+HardwareCounters collectCounters(const CounterRequest &r) {
+  HardwareCounters c = runNcu(r, counterMetrics());
+  // An ncu that does not know one of the stall metrics refuses them all:
+  // once more with the three figures alone.
+  if (c.status != "ok" && c.note.rfind("ncu failed:", 0) == 0 &&
+      c.note.find("metric") != std::string::npos) {
+    std::vector<std::string> core(counterMetrics().begin(),
+                                  counterMetrics().begin() + 3);
+    HardwareCounters again = runNcu(r, core);
+    if (again.status == "ok") {
+      again.note = "stall reasons left out (" + c.note + ")" +
+                   (again.note.empty() ? "" : "; " + again.note);
+      return again;
+    }
+  }
   return c;
 }
 
