@@ -110,6 +110,20 @@ template <typename T> T get(const std::vector<uint8_t> &bytes, size_t i) {
 constexpr int32_t kPoisonI32 = int32_t(0x7A7A7A7A);
 constexpr int64_t kPoisonI64 = int64_t(0x7A7A7A7A7A7A7A7Aull);
 constexpr int8_t kPoisonI8 = int8_t(0x7A);
+
+/// Element i of a float buffer set to `v`, rounded to `type`.
+void putFloat(std::vector<uint8_t> &bytes, ElementType type, size_t i,
+              double v) {
+  switch (type) {
+  case ElementType::f32: put<float>(bytes, i, float(v)); break;
+  case ElementType::f64: put<double>(bytes, i, v); break;
+  case ElementType::f16: put<uint16_t>(bytes, i, floatToHalf(float(v))); break;
+  case ElementType::bf16:
+    put<uint16_t>(bytes, i, floatToBFloat16(float(v)));
+    break;
+  default: break;
+  }
+}
 } // namespace
 
 void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
@@ -120,12 +134,10 @@ void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
     double f = 2.0 * u - 1.0;
     int64_t k = int64_t(std::floor(u * 201.0)) - 100;
     switch (type) {
-    case ElementType::f32: put<float>(bytes, i, float(f)); break;
-    case ElementType::f64: put<double>(bytes, i, f); break;
-    case ElementType::f16: put<uint16_t>(bytes, i, floatToHalf(float(f))); break;
-    case ElementType::bf16:
-      put<uint16_t>(bytes, i, floatToBFloat16(float(f)));
-      break;
+    case ElementType::f32:
+    case ElementType::f64:
+    case ElementType::f16:
+    case ElementType::bf16: putFloat(bytes, type, i, f); break;
     case ElementType::i8: put<int8_t>(bytes, i, int8_t(k)); break;
     case ElementType::i32: put<int32_t>(bytes, i, int32_t(k)); break;
     case ElementType::i64: put<int64_t>(bytes, i, k); break;
@@ -505,18 +517,6 @@ int smallestSubnormalExponent(ElementType type) {
   }
 }
 
-void putFloat(std::vector<uint8_t> &bytes, ElementType type, size_t i,
-              double v) {
-  switch (type) {
-  case ElementType::f32: put<float>(bytes, i, float(v)); break;
-  case ElementType::f64: put<double>(bytes, i, v); break;
-  case ElementType::f16: put<uint16_t>(bytes, i, floatToHalf(float(v))); break;
-  case ElementType::bf16:
-    put<uint16_t>(bytes, i, floatToBFloat16(float(v)));
-    break;
-  default: break;
-  }
-}
 
 /// The raw bits of element i, and the layout of the type's encoding.
 struct FloatBits {
