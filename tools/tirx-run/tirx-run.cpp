@@ -481,8 +481,11 @@ int main(int argc, char **argv) {
       Feedback &f = feedback[i];
       HardwareCounters c;
       c.status = "unavailable";
-      c.note = "the candidate did not run (launch " + f.launchStatus + ")";
-      if (f.launchStatus == "ok") {
+      c.note = f.correctness == "fail"
+                   ? "the candidate failed correctness: not profiled"
+                   : "the candidate did not run (launch " + f.launchStatus +
+                         ")";
+      if (f.launchStatus == "ok" && f.correctness != "fail") {
         CounterRequest r;
         r.program = selfPath();
         r.bundle = o.bundles[i];
