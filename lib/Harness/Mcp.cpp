@@ -172,7 +172,12 @@ json::Array McpServer::tools() {
                                         {"minimum", 1},
                                         {"maximum", 3600},
                                         {"description",
-                                         "seconds before a launch is killed"}}}},
+                                         "seconds before a launch is killed"}}},
+               {"counters",
+                json::Object{{"type", "boolean"},
+                             {"description",
+                              "also profile it with Nsight Compute: achieved "
+                              "occupancy, DRAM/SM throughput, stall reasons"}}}},
            json::Array{"version"}, {false, false, false}),
       tool("diff", "Diff two versions",
            "The structural changes (loops, mapping, memory) and the unified "
@@ -292,6 +297,7 @@ json::Object McpServer::callTool(llvm::StringRef name,
     RunOptions options;
     options.samples = args.getInteger("samples");
     options.timeout = args.getInteger("timeout");
+    options.counters = args.getBoolean("counters").value_or(false);
     return toolResult(s.run(str("version"), options));
   }
   if (name == "diff")

@@ -1061,6 +1061,8 @@ Expected<Result> Session::run(const std::string &version,
     flag("--samples", options.samples);
     flag("--seed", options.seed);
     flag("--inputs", options.inputs);
+    if (options.counters)
+      argv.push_back("--counters");
     std::string message;
     std::remove(feedbackFile.c_str());
     // The runner is limited in wall time (its launches' --timeout each,

@@ -110,6 +110,20 @@ template <typename T> T get(const std::vector<uint8_t> &bytes, size_t i) {
 constexpr int32_t kPoisonI32 = int32_t(0x7A7A7A7A);
 constexpr int64_t kPoisonI64 = int64_t(0x7A7A7A7A7A7A7A7Aull);
 constexpr int8_t kPoisonI8 = int8_t(0x7A);
+
+/// Element i of a float buffer set to `v`, rounded to `type`.
+void putFloat(std::vector<uint8_t> &bytes, ElementType type, size_t i,
+              double v) {
+  switch (type) {
+  case ElementType::f32: put<float>(bytes, i, float(v)); break;
+  case ElementType::f64: put<double>(bytes, i, v); break;
+  case ElementType::f16: put<uint16_t>(bytes, i, floatToHalf(float(v))); break;
+  case ElementType::bf16:
+    put<uint16_t>(bytes, i, floatToBFloat16(float(v)));
+    break;
+  default: break;
+  }
+}
 } // namespace
 
 void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
@@ -120,12 +134,10 @@ void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
     double f = 2.0 * u - 1.0;
     int64_t k = int64_t(std::floor(u * 201.0)) - 100;
     switch (type) {
-    case ElementType::f32: put<float>(bytes, i, float(f)); break;
-    case ElementType::f64: put<double>(bytes, i, f); break;
-    case ElementType::f16: put<uint16_t>(bytes, i, floatToHalf(float(f))); break;
-    case ElementType::bf16:
-      put<uint16_t>(bytes, i, floatToBFloat16(float(f)));
-      break;
+    case ElementType::f32:
+    case ElementType::f64:
+    case ElementType::f16:
+    case ElementType::bf16: putFloat(bytes, type, i, f); break;
     case ElementType::i8: put<int8_t>(bytes, i, int8_t(k)); break;
     case ElementType::i32: put<int32_t>(bytes, i, int32_t(k)); break;
     case ElementType::i64: put<int64_t>(bytes, i, k); break;
@@ -381,18 +393,8 @@ Comparison describeChange(const std::string &name, size_t i, double now,
 
 std::vector<std::vector<uint8_t>> makeInputs(const Manifest &m,
                                              uint64_t seed) {
-  std::vector<std::vector<uint8_t>> host(m.params.size());
-  for (size_t i = 0; i < m.params.size(); ++i) {
-    const Param &p = m.params[i];
-    if (!p.isBuffer)
-      continue;
-    host[i].resize(p.bytes);
-    if (p.role == Role::out)
-      fillPoison(host[i], p.type);
-    else
-      fillRandom(host[i], p.type, seed * 1000003ull + i);
-  }
-  return host;
+  // fillAdversarial of the random kind is fillRandom.
+  return makeAdversarialInputs(m, InputKind::random, 0, seed);
 }
 
 std::vector<double> scalarValues(const Manifest &m, uint64_t seed) {
@@ -454,6 +456,263 @@ std::vector<int64_t> chooseCheckedSamples(int64_t samples, int k, Rng &rng) {
                                                     want + 1;)
     chosen.insert(int64_t(rng.next() % uint64_t(others)));
   return std::vector<int64_t>(chosen.begin(), chosen.end());
+}
+
+
+//===----------------------------------------------------------------------===//
+// Adversarial input sets
+//===----------------------------------------------------------------------===//
+
+const char *inputKindName(InputKind kind) {
+  switch (kind) {
+  case InputKind::random: return "random";
+  case InputKind::large: return "large";
+  case InputKind::cancel: return "cancel";
+  case InputKind::denormal: return "denormal";
+  }
+  return "random";
+}
+
+const std::vector<InputKind> &adversarialKinds() {
+  static const std::vector<InputKind> kinds = {
+      InputKind::large, InputKind::cancel, InputKind::denormal};
+  return kinds;
+}
+
+namespace {
+bool isFloatType(ElementType type) {
+  return type == ElementType::f32 || type == ElementType::f64 ||
+         type == ElementType::f16 || type == ElementType::bf16;
+}
+
+/// log2 of the large magnitudes, largest first, by type: from near the
+/// type's range (an elementwise op stays finite there) down to values whose
+/// products, summed by the thousand, stay finite; the runner keeps the
+/// first level at which the reference's outputs are finite.
+const std::vector<int> &largeExponents(ElementType type) {
+  static const std::vector<int> f16 = {14, 10, 6, 3};
+  static const std::vector<int> f32 = {100, 60, 30, 12};
+  static const std::vector<int> f64 = {800, 400, 100, 12};
+  return type == ElementType::f16 ? f16 : type == ElementType::f64 ? f64 : f32;
+}
+/// log2 of the offset that cancels: as many leading bits as the type's
+/// mantissa can lose and still say something (f32: 12 of 24).
+const std::vector<int> &cancelExponents(ElementType type) {
+  static const std::vector<int> f16 = {5, 4, 3, 2};
+  static const std::vector<int> bf16 = {4, 3, 2, 1};
+  static const std::vector<int> f32 = {12, 8, 4, 2};
+  static const std::vector<int> f64 = {26, 16, 8, 2};
+  return type == ElementType::f16    ? f16
+         : type == ElementType::bf16 ? bf16
+         : type == ElementType::f64  ? f64
+                                     : f32;
+}
+int smallestNormalExponent(ElementType type) {
+  switch (type) {
+  case ElementType::f16: return -14;
+  case ElementType::f64: return -1022;
+  default: return -126; // f32, bf16
+  }
+}
+/// log2 of the smallest subnormal.
+int smallestSubnormalExponent(ElementType type) {
+  switch (type) {
+  case ElementType::f16: return -24;
+  case ElementType::bf16: return -133;
+  case ElementType::f64: return -1074;
+  default: return -149;
+  }
+}
+
+
+/// The raw bits of element i, and the layout of the type's encoding.
+struct FloatBits {
+  unsigned width;      // bytes
+  uint64_t signBit;
+  uint64_t infinity;   // exponent all ones, mantissa 0
+};
+FloatBits floatBits(ElementType type) {
+  switch (type) {
+  case ElementType::f16: return {2, 0x8000, 0x7C00};
+  case ElementType::bf16: return {2, 0x8000, 0x7F80};
+  case ElementType::f64: return {8, 1ull << 63, 0x7FF0000000000000ull};
+  default: return {4, 0x80000000u, 0x7F800000u};
+  }
+}
+} // namespace
+
+int adversarialLevels(InputKind kind) {
+  return kind == InputKind::large || kind == InputKind::cancel ? 4 : 1;
+}
+
+double adversarialScale(InputKind kind, int level, ElementType type) {
+  switch (kind) {
+  case InputKind::large:
+    return std::ldexp(1.0, largeExponents(type)[size_t(
+                               std::clamp(level, 0, 3))]);
+  case InputKind::cancel:
+    return std::ldexp(1.0, cancelExponents(type)[size_t(
+                               std::clamp(level, 0, 3))]);
+  case InputKind::denormal:
+    return std::ldexp(1.0, smallestNormalExponent(type));
+  case InputKind::random: return 1;
+  }
+  return 1;
+}
+
+void fillAdversarial(std::vector<uint8_t> &bytes, ElementType type,
+                     InputKind kind, int level, uint64_t seed) {
+  if (kind == InputKind::random || !isFloatType(type)) {
+    fillRandom(bytes, type, seed);
+    return;
+  }
+  Rng rng(seed);
+  double scale = adversarialScale(kind, level, type);
+  size_t n = bytes.size() / elementBytes(type);
+  for (size_t i = 0; i < n; ++i) {
+    double f = 2.0 * rng.uniform() - 1.0;
+    // Subnormals: below 0.98 of the smallest normal, so that rounding
+    // never reaches it.
+    double v = kind == InputKind::cancel     ? ((i & 1) ? -scale : scale) + f
+               : kind == InputKind::denormal ? f * scale * 0.98
+                                             : f * scale;
+    putFloat(bytes, type, i, v);
+  }
+}
+
+std::vector<std::vector<uint8_t>> makeAdversarialInputs(const Manifest &m,
+                                                        InputKind kind,
+                                                        int level,
+                                                        uint64_t seed) {
+  std::vector<std::vector<uint8_t>> host(m.params.size());
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    const Param &p = m.params[i];
+    if (!p.isBuffer)
+      continue;
+    host[i].resize(p.bytes);
+    if (p.role == Role::out)
+      fillPoison(host[i], p.type);
+    else
+      fillAdversarial(host[i], p.type, kind, level, seed * 1000003ull + i);
+  }
+  return host;
+}
+
+void perturbUlps(std::vector<uint8_t> &bytes, ElementType type, int ulps,
+                 uint64_t seed) {
+  if (!isFloatType(type) || ulps <= 0)
+    return;
+  FloatBits layout = floatBits(type);
+  Rng rng(seed);
+  size_t n = bytes.size() / layout.width;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, bytes.data() + i * layout.width, layout.width);
+    uint64_t magnitude = bits & ~layout.signBit;
+    bool up = seed == 0 || (rng.next() & 1);
+    if (magnitude >= layout.infinity) // inf or NaN: left as they are
+      continue;
+    // Floats of one sign are ordered as their magnitudes' bits: step on the
+    // signed key, crossing zero where it must, short of infinity.
+    int64_t key = (bits & layout.signBit) ? -int64_t(magnitude)
+                                          : int64_t(magnitude);
+    key += up ? ulps : -ulps;
+    uint64_t m = uint64_t(key < 0 ? -key : key);
+    if (m >= layout.infinity)
+      m = layout.infinity - 1;
+    bits = (key < 0 ? layout.signBit : 0) | m;
+    std::memcpy(bytes.data() + i * layout.width, &bits, layout.width);
+  }
+}
+
+int sensitivityUlps(ElementType type, const std::string &math) {
+  return math == "tf32" && type == ElementType::f32 ? 1 << 13 : 1;
+}
+
+std::vector<double>
+referenceSensitivity(ElementType type, const std::vector<uint8_t> &want,
+                     const std::vector<std::vector<uint8_t>> &perturbed) {
+  size_t n = want.size() / elementBytes(type);
+  std::vector<double> delta(n, 0.0);
+  for (const std::vector<uint8_t> &p : perturbed) {
+    if (p.size() != want.size())
+      return std::vector<double>(n, INFINITY);
+    for (size_t i = 0; i < n; ++i) {
+      double w = elementAt(want, type, i), q = elementAt(p, type, i);
+      double d = std::fabs(q - w);
+      if (isPoison(p, type, i) || !std::isfinite(d))
+        d = std::isfinite(w) ? INFINITY : 0;
+      delta[i] = std::max(delta[i], d);
+    }
+  }
+  return delta;
+}
+
+Comparison compareSensitive(const std::string &name, ElementType type,
+                            const std::vector<uint8_t> &got,
+                            const std::vector<uint8_t> &want,
+                            const std::vector<double> &delta) {
+  Comparison c;
+  size_t n = want.size() / elementBytes(type);
+  if (got.size() != want.size() || delta.size() != n) {
+    c.pass = false;
+    c.detail = name + ": sizes differ (" + std::to_string(got.size()) +
+               " vs " + std::to_string(want.size()) + " bytes)";
+    return c;
+  }
+  double rtol = toleranceFor(type).rtol;
+  double tiny = isFloatType(type)
+                    ? 2 * std::ldexp(1.0, smallestSubnormalExponent(type))
+                    : 0;
+  double diff2 = 0, ref2 = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double g = elementAt(got, type, i);
+    double w = elementAt(want, type, i);
+    bool gotPoison = isPoison(got, type, i);
+    bool refBad = std::isnan(w) || isPoison(want, type, i);
+    // NaN, poison and a lone (or opposite) infinity never pass.
+    bool bad = refBad || gotPoison || std::isnan(g);
+    double err = bad || g == w ? 0 : std::fabs(g - w);
+    if (bad || !std::isfinite(err)) {
+      bad = true;
+      err = INFINITY;
+    }
+    double allowed = kSensitivityFactor * delta[i] + rtol * std::fabs(w) + tiny;
+    c.maxAbsError = std::max(c.maxAbsError, err);
+    diff2 += err * err;
+    if (std::isfinite(w))
+      ref2 += w * w;
+    if (bad || err > allowed) {
+      if (c.pass) {
+        c.firstBad = int64_t(i);
+        std::ostringstream os;
+        os.precision(3);
+        os << " (allowed " << allowed << ": " << kSensitivityFactor
+           << " x the reference's own change " << delta[i]
+           << " under one ulp of every input, + rtol " << rtol << ")";
+        c.detail = describeMismatch(name, i, g, w, gotPoison, refBad) +
+                   (refBad ? "" : os.str());
+      }
+      c.pass = false;
+    }
+  }
+  c.relL2Error = !std::isfinite(diff2)
+                     ? INFINITY
+                     : ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  return c;
+}
+
+int64_t firstBitDifference(const std::vector<uint8_t> &a,
+                           const std::vector<uint8_t> &b, ElementType type) {
+  if (a.size() != b.size())
+    return 0;
+  if (std::memcmp(a.data(), b.data(), a.size()) == 0)
+    return -1;
+  unsigned width = elementBytes(type);
+  for (size_t i = 0; i < a.size() / width; ++i)
+    if (std::memcmp(a.data() + i * width, b.data() + i * width, width))
+      return int64_t(i);
+  return 0;
 }
 
 } // namespace runtime

@@ -219,6 +219,27 @@ void readOptional(const json &j, const char *key, std::optional<T> &out) {
 }
 } // namespace
 
+namespace {
+json countersJSON(const HardwareCounters &c) {
+  json stalls = json::array();
+  for (const auto &[reason, share] : c.stalls)
+    stalls.push_back({{"reason", reason}, {"share", share}});
+  return {{"status", c.status},
+          {"note", c.note},
+          {"kernel", c.kernel},
+          {"achieved_occupancy", optional(c.achievedOccupancy)},
+          {"dram_throughput", optional(c.dramThroughput)},
+          {"sm_throughput", optional(c.smThroughput)},
+          {"passes", optional(c.passes)},
+          {"samples", optional(c.samples)},
+          {"stalls", stalls}};
+}
+} // namespace
+
+std::string serializeCounters(const HardwareCounters &c) {
+  return countersJSON(c).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::string serializeFeedback(const Feedback &f) {
   json j;
   j["schema_version"] = f.schemaVersion;
@@ -277,6 +298,22 @@ std::string serializeFeedback(const Feedback &f) {
     j["implausible_reason"] = f.implausibleReason;
   j["copy_bandwidth_gbs"] = optional(f.copyBandwidthGBs);
   j["achieved_tflops"] = optional(f.achievedTflops);
+  j["correctness_reason"] = f.correctnessReason;
+  j["determinism_runs"] = optional(f.determinismRuns);
+  j["adversarial"] = json::array();
+  for (const AdversarialCheck &a : f.adversarial)
+    j["adversarial"].push_back(
+        {{"kind", a.kind},
+         {"status", a.status},
+         {"level", a.level},
+         {"scale", a.scale},
+         {"max_abs_error", a.maxAbsError && std::isfinite(*a.maxAbsError)
+                               ? json(*a.maxAbsError)
+                               : json(nullptr)},
+         {"detail", a.detail}});
+  j["dram_throughput"] = optional(f.counters.dramThroughput);
+  j["sm_throughput"] = optional(f.counters.smThroughput);
+  j["counters"] = countersJSON(f.counters);
   j["bottleneck"] = f.bottleneck;
   j["bottleneck_location"] = f.bottleneckLocation;
   j["bottleneck_loc"] = f.bottleneckLoc;
@@ -340,6 +377,34 @@ bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
     f.implausibleReason = j.value("implausible_reason", "");
     readOptional(j, "copy_bandwidth_gbs", f.copyBandwidthGBs);
     readOptional(j, "achieved_tflops", f.achievedTflops);
+    f.correctnessReason = j.value("correctness_reason", "");
+    readOptional(j, "determinism_runs", f.determinismRuns);
+    if (j.contains("adversarial") && j["adversarial"].is_array())
+      for (const json &a : j["adversarial"]) {
+        AdversarialCheck c;
+        c.kind = a.value("kind", "");
+        c.status = a.value("status", "");
+        c.level = a.value("level", -1);
+        c.scale = a.value("scale", 0.0);
+        readOptional(a, "max_abs_error", c.maxAbsError);
+        c.detail = a.value("detail", "");
+        f.adversarial.push_back(c);
+      }
+    if (j.contains("counters") && j["counters"].is_object()) {
+      const json &c = j["counters"];
+      HardwareCounters &h = f.counters;
+      h.status = c.value("status", "not_requested");
+      h.note = c.value("note", "");
+      h.kernel = c.value("kernel", "");
+      readOptional(c, "achieved_occupancy", h.achievedOccupancy);
+      readOptional(c, "dram_throughput", h.dramThroughput);
+      readOptional(c, "sm_throughput", h.smThroughput);
+      readOptional(c, "passes", h.passes);
+      readOptional(c, "samples", h.samples);
+      if (c.contains("stalls") && c["stalls"].is_array())
+        for (const json &s : c["stalls"])
+          h.stalls.emplace_back(s.value("reason", ""), s.value("share", 0.0));
+    }
     f.bottleneck = j.value("bottleneck", "unknown");
     f.bottleneckLocation = j.value("bottleneck_location", "");
     f.bottleneckLoc = j.value("bottleneck_loc", "");

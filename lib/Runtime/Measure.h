@@ -57,7 +57,37 @@ public:
   /// A device copy of `inout` parameter `param` as loaded, which the timed
   /// launches restore it from.
   virtual gpu::CUdeviceptr pristine(size_t param) = 0;
+  /// The reference's outputs (host images, per parameter; empty for `in`)
+  /// on host-made `inputs` and `scalars`: the adversarial sets
+  /// (Strict.cpp). Only with a reference.
+  virtual std::vector<std::vector<uint8_t>>
+  referenceOn(const std::vector<std::vector<uint8_t>> &inputs,
+              const std::vector<double> &scalars) = 0;
 };
+
+/// Runs `bundle` (of manifest `m`) once on host images `inputs` in its
+/// device buffers `at`: uploads them (`out` ones are poison), poisons the
+/// scratch, launches, waits; returns the `out` and `inout` images.
+std::vector<std::vector<uint8_t>>
+runOnImages(gpu::LoadedBundle &bundle, const Manifest &m,
+            const std::vector<gpu::CUdeviceptr> &at,
+            const std::vector<std::vector<uint8_t>> &inputs,
+            const std::vector<double> &scalars,
+            const std::function<void(bool)> &busy);
+
+/// The bytes of all of `m`'s buffer parameters.
+uint64_t parameterBytes(const Manifest &m);
+
+/// The adversarial sets of `candidate` against the reference (Strict.cpp):
+/// each kind at the largest magnitude the reference keeps finite, judged
+/// by the sensitivity rule (compareSensitive). Fills `f.adversarial`;
+/// `fail(reason, detail)` on the first that fails. Leaves the candidate's
+/// buffers holding the last set: the caller loads its inputs again.
+void checkAdversarial(const RunOptions &options, const Manifest &candidate,
+                      gpu::LoadedBundle &bundle, DataPath &data, Feedback &f,
+                      int64_t &launches,
+                      const std::function<void(const std::string &,
+                                               const std::string &)> &fail);
 
 /// Registers, shared memory, spills and occupancy of the first kernel;
 /// throws CudaError when its block exceeds what the kernel allows.

@@ -160,6 +160,12 @@ public:
     }
     return pristineCopies[i]->ptr;
   }
+  std::vector<std::vector<uint8_t>>
+  referenceOn(const std::vector<std::vector<uint8_t>> &inputs,
+              const std::vector<double> &scalars) override {
+    return runOnImages(*ref, *reference, refAddresses, inputs, scalars,
+                       options.busy);
+  }
 
 private:
   const RunOptions &options;
@@ -350,10 +356,11 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
   f.seed = options.seed;
   f.copyBandwidthGBs = profile.copyBandwidthGBs;
   int64_t launches = 0; // runs of the candidate (each: all its kernels)
-  auto note = [&](const std::string &detail) {
+  auto fail = [&](const std::string &reason, const std::string &detail) {
     // The first failure explains; later ones add nothing.
     if (f.correctness != "fail") {
       f.correctness = "fail";
+      f.correctnessReason = reason;
       f.correctnessDetail = detail;
     }
   };
@@ -369,7 +376,7 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
     Comparison c = data.checkInputs();
     if (!c.pass && *f.inputsUnchanged) {
       f.inputsUnchanged = false;
-      note(c.detail + " (" + when + ")");
+      fail("input_changed", c.detail + " (" + when + ")");
     }
   };
   for (int s = 0; s < sets; ++s) {
@@ -412,7 +419,7 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
           }
       if (!c.pass && allPass) {
         allPass = false;
-        note(c.detail + " (" + setName + ")");
+        fail("mismatch", c.detail + " (" + setName + ")");
       }
     }
     f.correctnessInputs = s + 1;
@@ -423,11 +430,12 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
     f.maxAbsError = std::isfinite(worstAbs) ? worstAbs : 1e308;
     f.relL2Error = std::isfinite(worstL2) ? worstL2 : 1e308;
   }
-  f.launchCount = launches;
 
   // A wrong kernel is not timed: its speed means nothing.
-  if (f.correctness == "fail")
+  if (f.correctness == "fail") {
+    f.launchCount = launches;
     return;
+  }
 
   // Every timed launch starts from the last input set's state: `inout`
   // buffers restored from pristine device copies, `out` and scratch
@@ -469,16 +477,51 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
       if (r.bitEqual)
         continue;
       f.bitwiseReproducible = false;
+      std::string differs = "output " + p.name + " of launch " +
+                            std::to_string(n) + " (" + kind +
+                            ") differs from launch " +
+                            std::to_string(lastSetLaunch) +
+                            " on the same inputs (" + lastSetName + ")";
       if (!r.comparison.pass && !*f.stateful) {
         f.stateful = true;
-        note("output of launch " + std::to_string(n) + " (" + kind +
-             ") differs from launch " + std::to_string(lastSetLaunch) +
-             " on the same inputs (" + lastSetName +
-             "): the kernel keeps state across launches; " +
-             r.comparison.detail);
+        fail(options.determinismRuns > 0 ? "nondeterministic" : "stateful",
+             differs + ": the kernel keeps state across launches or races; " +
+                 r.comparison.detail);
+      } else if (options.determinismRuns > 0) {
+        fail("nondeterministic",
+             differs + " bit for bit, though within tolerance of the "
+                       "reference: a race, or a reduction whose order "
+                       "changes from launch to launch");
       }
     }
   };
+
+  // Determinism: the last input set again, compared bit for bit with its
+  // first launch; then the adversarial sets, after which the last random
+  // set is loaded again for the timed launches.
+  for (int r = 0; r < options.determinismRuns && f.correctness != "fail";
+       ++r) {
+    prepare();
+    cand.launch(buffers, data.scalars());
+    synchronize(options.busy);
+    ++launches;
+    checkLaunch(launches, "determinism");
+    f.determinismRuns = int64_t(r) + 2;
+  }
+  if (f.correctness != "fail") {
+    checkAdversarial(options, candidate, cand, data, f, launches, fail);
+    if (!f.adversarial.empty() &&
+        std::any_of(f.adversarial.begin(), f.adversarial.end(),
+                    [](const AdversarialCheck &a) { return a.level >= 0; })) {
+      data.loadInputs(options.seed + uint64_t(sets - 1));
+      for (size_t i = 0; i < candidate.params.size(); ++i)
+        if (pristine[i])
+          pristine[i] = data.pristine(i); // loadInputs may make new ones
+    }
+  }
+  f.launchCount = launches;
+  if (f.correctness == "fail")
+    return;
 
   // Timing: warm-up, then samples with an L2 flush before each.
   size_t flushBytes =

@@ -48,7 +48,7 @@ bool parseWorkerRequest(const std::string &line, WorkerRequest &r,
   static const char *known[] = {"id",      "op",     "bundle",  "reference",
                                 "mode",    "inputs", "samples", "warmup",
                                 "checked_launches",  "seed",    "timeout",
-                                "ir_version"};
+                                "ir_version", "determinism", "adversarial"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::none_of(std::begin(known), std::end(known),
                      [&](const char *k) { return it.key() == k; })) {
@@ -86,8 +86,14 @@ bool parseWorkerRequest(const std::string &line, WorkerRequest &r,
   };
   if (!text("op", r.op) || !text("bundle", r.bundle) ||
       !text("reference", r.reference) || !text("mode", r.mode) ||
-      !text("ir_version", r.irVersion))
+      !text("ir_version", r.irVersion) || !text("adversarial", r.adversarial))
     return false;
+  if (r.adversarial != "on" && r.adversarial != "off" &&
+      r.adversarial != "auto") {
+    error = "adversarial: expects \"on\", \"off\" or \"auto\", got \"" +
+            r.adversarial + "\"";
+    return false;
+  }
   if (r.op != "measure" && r.op != "ping" && r.op != "quit") {
     error = "op: expects \"measure\", \"ping\" or \"quit\", got \"" + r.op +
             "\"";
@@ -98,6 +104,9 @@ bool parseWorkerRequest(const std::string &line, WorkerRequest &r,
     r.samples = 10;
     r.warmup = 1;
     r.checkedLaunches = 1;
+    r.determinism = 1;
+    if (!j.contains("adversarial"))
+      r.adversarial = "off";
   } else if (r.mode != "full") {
     error = "mode: expects \"screen\" or \"full\", got \"" + r.mode + "\"";
     return false;
@@ -107,6 +116,7 @@ bool parseWorkerRequest(const std::string &line, WorkerRequest &r,
       !integer("samples", 1, 1000000, r.samples) ||
       !integer("warmup", 0, 100, r.warmup) ||
       !integer("checked_launches", 0, 100, r.checkedLaunches) ||
+      !integer("determinism", 0, 100, r.determinism) ||
       !integer("seed", 0, INT64_MAX, seed))
     return false;
   if (seed >= 0)
@@ -152,14 +162,6 @@ struct KeptPayload {
   uint64_t bytes = 0;
   uint64_t lastUse = 0;
 };
-
-uint64_t parameterBytes(const Manifest &m) {
-  uint64_t total = 0;
-  for (const Param &p : m.params)
-    if (p.isBuffer)
-      total += p.bytes;
-  return total;
-}
 
 /// The key of what a candidate may share with earlier ones: its parameters
 /// and the reference bundle's contents.
@@ -233,6 +235,9 @@ public:
   Comparison compareKept(size_t i, const Tolerance &tol) override;
   RelaunchCheck compareNow(size_t i, const Tolerance &tol) override;
   CUdeviceptr pristine(size_t i) override { return set->pristine[i]->ptr; }
+  std::vector<std::vector<uint8_t>>
+  referenceOn(const std::vector<std::vector<uint8_t>> &inputs,
+              const std::vector<double> &scalars) override;
 
   std::vector<uint64_t> seedsUsed;
   bool generated = false; // an input set was made for this candidate
@@ -248,6 +253,9 @@ private:
   KeptSet *set = nullptr;
   std::vector<double> scalarSet; // the loaded input set's scalars
   std::vector<double> keptRms; // without a reference, by parameter
+  // The reference, loaded for the adversarial sets only.
+  std::unique_ptr<LoadedBundle> ref;
+  DeviceBuffers refOwned;
 };
 
 class Worker {
@@ -389,6 +397,17 @@ RelaunchCheck DeviceData::compareNow(size_t i, const Tolerance &tol) {
     keptRms[i] = worker.check().rms(kept, p.bytes, p.type);
   return worker.check().relaunch(p.name, p.type, addresses[i], kept, kept,
                                  p.bytes, tol, keptRms[i]);
+}
+
+std::vector<std::vector<uint8_t>>
+DeviceData::referenceOn(const std::vector<std::vector<uint8_t>> &inputs,
+                        const std::vector<double> &scalars) {
+  if (!ref) {
+    ref = std::make_unique<LoadedBundle>(*refDir, *reference);
+    refOwned = allocate(*reference);
+  }
+  return runOnImages(*ref, *reference, addressesOf(refOwned), inputs, scalars,
+                     worker.busy);
 }
 
 KeptPayload &Worker::payloadFor(const std::string &key,
@@ -558,6 +577,8 @@ json Worker::measure(const WorkerRequest &r, bool &fatal) {
   run.samples = r.samples;
   run.warmup = r.warmup;
   run.checkedTimedLaunches = r.checkedLaunches;
+  run.determinismRuns = r.determinism;
+  run.adversarial = r.adversarial;
   run.busy = busy;
 
   Feedback f;
@@ -582,6 +603,7 @@ json Worker::measure(const WorkerRequest &r, bool &fatal) {
         std::string stray = verifyKept(p, candidate, data.seedsUsed);
         if (!stray.empty()) {
           f.correctness = "fail";
+          f.correctnessReason = "stray_write";
           f.correctnessDetail = stray;
         }
       }

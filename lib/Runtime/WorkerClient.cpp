@@ -287,6 +287,10 @@ Measurement WorkerClient::measure(const std::string &bundleDir,
     request["inputs"] = options.inputs;
   if (options.samples > 0)
     request["samples"] = options.samples;
+  if (options.determinism >= 0)
+    request["determinism"] = options.determinism;
+  if (!options.adversarial.empty())
+    request["adversarial"] = options.adversarial;
   uint64_t seed = options.seed ? *options.seed
                                : hello.value("seed", uint64_t(0));
   request["seed"] = seed;

@@ -149,6 +149,8 @@ json::Object Measurement::toJSON() const {
     o["message"] = message;
   if (!bottleneck.empty())
     o["bottleneck"] = bottleneck;
+  if (counters)
+    o["counters"] = json::Object(*counters);
   return o;
 }
 
@@ -158,6 +160,9 @@ Measurement Measurement::ofFeedback(const json::Object &f) {
   m.medianUs = f.getNumber("duration_us").value_or(0);
   m.samples = f.getInteger("sample_count").value_or(0);
   m.bottleneck = f.getString("bottleneck").value_or("").str();
+  if (const json::Object *c = f.getObject("counters"))
+    if (c->getString("status").value_or("not_requested") != "not_requested")
+      m.counters = *c;
   llvm::StringRef launch = f.getString("launch_status").value_or("");
   std::string error = f.getString("error").value_or("").str();
   if (f.getString("compile_status") == "error") {
@@ -188,6 +193,8 @@ Measurement Measurement::fromJSON(const json::Object &o) {
   m.code = o.getString("code").value_or("").str();
   m.message = o.getString("message").value_or("").str();
   m.bottleneck = o.getString("bottleneck").value_or("").str();
+  if (const json::Object *c = o.getObject("counters"))
+    m.counters = *c;
   return m;
 }
 

@@ -749,6 +749,7 @@ SessionMeasurer::measure(const MeasureRequest &request) {
   options.samples = request.samples;
   options.runner = runner;
   options.reuseBundles = true;
+  options.counters = request.counters;
   llvm::Expected<Result> r = session.run(request.version, options);
   if (r) {
     const json::Object *feedback = r->data.getObject("feedback");

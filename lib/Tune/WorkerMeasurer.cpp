@@ -10,6 +10,7 @@
 #include "tirx/Tune/Space.h"
 
 #include "tirx/Harness/Measure.h"
+#include "tirx/Runtime/Counters.h"
 #include "tirx/Support/JSON.h"
 #include "tirx/Support/Refusal.h"
 
@@ -22,6 +23,7 @@ WorkerMeasurer::WorkerMeasurer(Session &session, std::string runner)
     : session(session) {
   rt::WorkerConfig config;
   config.program = runner.empty() ? findRunner() : runner;
+  program = config.program;
   client = std::make_unique<rt::WorkerClient>(config);
 }
 
@@ -67,6 +69,26 @@ WorkerMeasurer::measure(const MeasureRequest &request) {
   if (!f)
     return refuse(RefusalCode::runner_failed, "the worker's feedback is not an object");
   Measurement m = Measurement::ofFeedback(*f);
+  if (request.counters && m.ok()) {
+    // ncu wraps a process of its own: a worker started for it alone.
+    rt::Manifest manifest;
+    std::string error;
+    rt::HardwareCounters c;
+    c.status = "unavailable";
+    c.note = "the bundle's manifest: " + error;
+    if (rt::readManifest(bundle, manifest, error)) {
+      rt::CounterRequest r;
+      r.program = program;
+      r.bundle = bundle;
+      r.manifest = &manifest;
+      c = rt::collectCounters(r);
+    } else {
+      c.note += error;
+    }
+    if (llvm::Expected<json::Value> v = parseJSON(rt::serializeCounters(c)))
+      if (const json::Object *o = v->getAsObject())
+        m.counters = *o;
+  }
   if (m.code == "no_device")
     return refuse(RefusalCode::no_device,
                   "no CUDA device here: " + m.message,

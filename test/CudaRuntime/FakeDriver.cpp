@@ -23,7 +23,9 @@
 //                (*off*: the last element not written; *clobber*: x[0]
 //                changed; *stateful*: nothing from the 4th launch of the
 //                loaded function on; *stray*: the newest other allocation
-//                overwritten), and: one named *fault* makes the next wait
+//                overwritten; *racy*: every other launch one element one
+//                ulp off; *xxx*: x as x * x / x; *ftz*: subnormals flushed
+//                to zero), and: one named *fault* makes the next wait
 //                fail with CUDA_ERROR_ILLEGAL_ADDRESS and every call after it
 //                too (a sticky error), one named *hang* makes the next wait
 //                block for ever, one named *abort* ends the process
@@ -228,8 +230,24 @@ void saxpy(Function &f, void **params) {
   float *x = reinterpret_cast<float *>(xAt), *y = reinterpret_cast<float *>(yAt);
   float a = arg<float>(params, 2);
   size_t n = allocations()[yAt].bytes / 4;
-  for (size_t i = 0; i + (has(f.name, "off") ? 1 : 0) < n; ++i)
-    y[i] = a * x[i] + y[i];
+  // *ftz*: subnormal operands and results flushed to zero (as
+  // -ftz=true code); *xxx*: x computed as x * x / x, which overflows for
+  // large x and underflows for tiny ones.
+  bool ftz = has(f.name, "ftz");
+  auto flush = [&](float v) {
+    return ftz && std::fpclassify(v) == FP_SUBNORMAL ? 0.0f : v;
+  };
+  for (size_t i = 0; i + (has(f.name, "off") ? 1 : 0) < n; ++i) {
+    float xi = flush(x[i]);
+    if (has(f.name, "xxx"))
+      xi = xi * xi / xi;
+    y[i] = flush(flush(a * xi) + flush(y[i]));
+  }
+  // *racy*: every other launch, one element one ulp off (a race that
+  // loses the last addition's rounding now and then): within tolerance,
+  // not bit for bit.
+  if (has(f.name, "racy") && f.launches % 2 == 0 && n > 0)
+    y[n / 2] = std::nextafter(y[n / 2], INFINITY);
   if (has(f.name, "clobber"))
     x[0] += 1;
   if (has(f.name, "stray")) {

@@ -4,8 +4,8 @@ integration tests, as numbers, not only exit codes.
 
   check_feedback.py --exit N [--expect INDEX.FIELD OP VALUE]... -- tirx-run ...
 
-FIELD is a key of the feedback of candidate INDEX (dotted for nested keys,
-`.length` for an array's length); VALUE true, false and null are JSON's;
+FIELD is a key of the feedback of candidate INDEX (dotted for nested keys
+and array indices, `.length` for an array's length); VALUE true, false and null are JSON's;
 OP is one of == != <= >= < > ~ (contains). `--ratio A.F B.F OP VALUE` compares a ratio of
 two fields. Prints a table of the figures it read.
 """
@@ -26,6 +26,8 @@ def value(feedback, ref):
     for part in field.split("."):
         if part == "length" and isinstance(entry, list):
             entry = len(entry)
+        elif isinstance(entry, list):
+            entry = entry[int(part)]
         else:
             entry = entry[part]
     return entry
@@ -88,7 +90,10 @@ def main(argv):
         else:
             got = value(feedback, ref[0]) / value(feedback, ref[1])
             label = "%s / %s" % ref
-        ok = got is not None and OPS[op](got, want)
+        if want is None or got is None:  # null: only == and != mean anything
+            ok = op in ("==", "!=") and (got is want) == (op == "==")
+        else:
+            ok = OPS[op](got, want)
         print("%-8s %s %s %s: got %s" % ("ok" if ok else "FAILED", label, op, want, got))
         if not ok:
             failures.append("%s %s %s (got %s)" % (label, op, want, got))

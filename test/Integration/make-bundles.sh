@@ -56,6 +56,20 @@ from_recipe() { # name payload recipe: the recipe's last version, exported
   rm -rf "$out/ws-$name"
   export_bundle "$name" "$out/$name.mlir"
 }
+# The stricter checks (test/Integration/strict.test): a row sum reduced
+# in a block (f32: warp shuffles and one barrier; f64: a shared-memory tree,
+# a barrier between steps), and the f64 tree with its first barrier (partials
+# stored -> first step) removed: a planted race. x * x / x: a planted
+# adversarial failure.
+from_recipe rowsum-block "$ex/rowsum.mlir" "$in/rowsum-block.json"
+sed -e 's/4x1024/2048x4096/g' -e 's/memref<4xf64>/memref<2048xf64>/g' \
+  "$src/test/Tools/cpu-check/Inputs/rowsum-f64.mlir" > "$out/rowsum-f64-big.mlir"
+export_ref rowsum-f64-ref "$out/rowsum-f64-big.mlir"
+from_recipe rowsum-f64-tree "$out/rowsum-f64-big.mlir" "$in/rowsum-block.json"
+awk '/gpu.barrier/ && !cut { cut = 1; next } { print }' \
+  "$out/rowsum-f64-tree.mlir" > "$out/rowsum-f64-race.mlir"
+export_bundle rowsum-f64-race "$out/rowsum-f64-race.mlir"
+export_bundle saxpy1m-xxx "$in/saxpy-xxx.mlir"
 for recipe in "$ex"/recipes/*.json; do
   payload=$(basename "$recipe" .json)
   # prime-saxpy.json -> prime-saxpy.mlir; saxpy-vec4.json -> saxpy.mlir

@@ -97,7 +97,7 @@ TEST_F(AttrsTest, FeedbackVerifierRefusesBadFigures) {
         makeFigure(&context, bandwidth), FloatAttr(), FloatAttr(), none, none,
         none, Bottleneck::unknown, StringRef(), LocationAttr(),
         CorrectnessStatus::not_checked, none, FloatAttr(), FloatAttr(),
-        StringRef());
+        StringRef(), StringRef(), FloatAttr(), FloatAttr(), StringRef(), none);
   };
   EXPECT_TRUE(make(10.0, 5, 0.5));
   EXPECT_TRUE(make(10.0, 5, 1.5)); // uncapped: an implausible speed shows

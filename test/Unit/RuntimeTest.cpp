@@ -966,12 +966,12 @@ TEST(FeedbackTest, TrustFieldsRoundTripAndUtilizationIsUncapped) {
   f.bandwidthUtilization = 1.17;
   f.copyBandwidthGBs = 4250;
   std::string text = serializeFeedback(f);
-  EXPECT_NE(text.find("\"schema_version\": 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"schema_version\": 3"), std::string::npos) << text;
   EXPECT_NE(text.find("\"bandwidth_utilization\": 1.17"), std::string::npos);
   Feedback g;
   std::string error;
   ASSERT_TRUE(parseFeedback(text, g, error)) << error;
-  EXPECT_EQ(g.schemaVersion, 2);
+  EXPECT_EQ(g.schemaVersion, 3);
   EXPECT_EQ(*g.seed, f.seed);
   EXPECT_EQ(g.checkedLaunches, f.checkedLaunches);
   EXPECT_EQ(g.launchCount, 2004);

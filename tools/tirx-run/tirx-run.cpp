@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Check.h"
+#include "tirx/Runtime/Counters.h"
 #include "tirx/Runtime/Feedback.h"
 #include "tirx/Runtime/Files.h"
 #include "tirx/Runtime/Isolation.h"
@@ -71,6 +72,19 @@ const char *kUsage =
     "                      full = the checks of a one-shot run (default)\n"
     "  --worker            serve JSON-line requests on stdin (docs/worker.md)\n"
     "  --busy-fd N         with --worker: write 1/0 there around GPU waits\n"
+    "  --determinism N     relaunches on one input set compared bit for bit with\n"
+    "                      the first (default 2; 0: off); a difference fails\n"
+    "                      with correctness_reason nondeterministic\n"
+    "  --adversarial on|off|auto\n"
+    "                      adversarial input sets (large, cancelling, subnormal\n"
+    "                      values; docs/correctness.md); auto (default): when the\n"
+    "                      parameters take at most 256 MiB\n"
+    "  --counters          profile each candidate that ran with Nsight Compute\n"
+    "                      (ncu: $TIRX_NCU, $PATH, /usr/local/cuda/bin/ncu):\n"
+    "                      achieved occupancy, DRAM/SM throughput, stall reasons\n"
+    "                      (docs/counters.md); null with a note when unavailable\n"
+    "  --counters-only     only the counters: no check, no timing (exit 1 when\n"
+    "                      ncu gave none)\n"
     "  --dump-io DIR       write input set 0's buffers there, raw: <param>.in\n"
     "                      before the first launch, <param>.out after it\n"
     "                      (one bundle only)\n"
@@ -93,6 +107,10 @@ struct Options {
   bool persistent = false;
   std::string mode = "full";
   bool inputsGiven = false;
+  bool counters = false;
+  bool countersOnly = false; // no run: ncu alone
+  bool determinismGiven = false;
+  bool adversarialGiven = false;
 };
 
 [[noreturn]] void badInput(const std::string &message) {
@@ -160,6 +178,20 @@ Options parseArgs(int argc, char **argv) {
       o.irVersion = value();
     } else if (a == "-o") {
       o.output = value();
+    } else if (a == "--determinism") {
+      o.run.determinismRuns = int(parseInt(a, value(), 0, 100));
+      o.determinismGiven = true;
+    } else if (a == "--adversarial") {
+      o.run.adversarial = value();
+      if (o.run.adversarial != "on" && o.run.adversarial != "off" &&
+          o.run.adversarial != "auto")
+        badInput("--adversarial expects on, off or auto, got '" +
+                 o.run.adversarial + "'");
+      o.adversarialGiven = true;
+    } else if (a == "--counters") {
+      o.counters = true;
+    } else if (a == "--counters-only") {
+      o.counters = o.countersOnly = true;
     } else if (a == "--dump-io") {
       o.run.dumpDir = value();
     } else if (!a.empty() && a[0] == '-') {
@@ -337,15 +369,18 @@ bool runOneShot(const Options &o, const std::vector<Manifest> &manifests,
   return haveDevice;
 }
 
+/// This program's path, for the processes it starts.
+std::string selfPath() {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  return n > 0 ? std::string(self, size_t(n)) : "/proc/self/exe";
+}
+
 /// All bundles through one persistent worker. Returns false when no device
 /// answered.
 bool runPersistent(const Options &o, std::vector<Feedback> &results) {
   WorkerConfig config;
-  config.program = "/proc/self/exe";
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n > 0)
-    config.program.assign(self, size_t(n));
+  config.program = selfPath();
   config.device = o.run.device;
   config.profileDir = o.profileDir;
   WorkerClient client(config);
@@ -371,6 +406,10 @@ bool runPersistent(const Options &o, std::vector<Feedback> &results) {
   measure.seed = o.run.seed;
   measure.timeout = o.timeout;
   measure.irVersion = o.irVersion;
+  if (o.determinismGiven)
+    measure.determinism = o.run.determinismRuns;
+  if (o.adversarialGiven)
+    measure.adversarial = o.run.adversarial;
   auto loop = Clock::now();
   for (size_t i = 0; i < o.bundles.size(); ++i) {
     Measurement m = client.measure(o.bundles[i], measure);
@@ -429,8 +468,42 @@ int main(int argc, char **argv) {
       f.irVersion = o.irVersion;
     f.seed = o.run.seed; // also where nothing ran: the replay needs it
   }
-  bool haveDevice = o.persistent ? runPersistent(o, feedback)
-                                 : runOneShot(o, manifests, reference, feedback);
+  bool haveDevice = true;
+  if (o.countersOnly)
+    for (Feedback &f : feedback)
+      f.launchStatus = "ok"; // what ncu's own run says decides
+  else
+    haveDevice = o.persistent ? runPersistent(o, feedback)
+                              : runOneShot(o, manifests, reference, feedback);
+
+  if (o.counters)
+    for (size_t i = 0; i < o.bundles.size(); ++i) {
+      Feedback &f = feedback[i];
+      HardwareCounters c;
+      c.status = "unavailable";
+      c.note = f.correctness == "fail"
+                   ? "the candidate failed correctness: not profiled"
+                   : "the candidate did not run (launch " + f.launchStatus +
+                         ")";
+      if (f.launchStatus == "ok" && f.correctness != "fail") {
+        CounterRequest r;
+        r.program = selfPath();
+        r.bundle = o.bundles[i];
+        r.manifest = &manifests[i];
+        r.device = o.run.device;
+        r.profileDir = o.profileDir;
+        r.seed = o.run.seed;
+        r.timeoutSeconds = std::max(120.0, 30 * o.timeout);
+        c = collectCounters(r);
+      }
+      if (o.countersOnly)
+        f.launchStatus = c.status == "ok" ? "ok" : "not_run";
+      applyCounters(f, c);
+      if (c.status != "ok" || !c.note.empty())
+        std::cerr << "tirx-run: " << o.bundles[i] << ": counters "
+                  << c.status << (c.note.empty() ? "" : ": " + c.note)
+                  << "\n";
+    }
 
   nlohmann::json results = nlohmann::json::array();
   bool anyFailed = false;
@@ -441,7 +514,7 @@ int main(int argc, char **argv) {
     bool implausible = f.plausible && !*f.plausible;
     bool blind = f.ghostCheck == "blind";
     if (f.launchStatus != "ok" || f.correctness == "fail" || implausible ||
-        blind)
+        blind || (o.countersOnly && f.counters.status != "ok"))
       anyFailed = true;
     std::cerr << "tirx-run: " << o.bundles[i] << ": launch " << f.launchStatus
               << ", correctness " << f.correctness;
@@ -463,6 +536,8 @@ int main(int argc, char **argv) {
       std::cerr << ", an input buffer was overwritten";
     if (f.stateful && *f.stateful)
       std::cerr << ", outputs change across launches (stateful)";
+    if (!f.correctnessReason.empty())
+      std::cerr << " [" << f.correctnessReason << "]";
     if (!f.correctnessDetail.empty() && f.correctness == "fail")
       std::cerr << "; first mismatch " << f.correctnessDetail;
     if (!f.error.empty())

@@ -76,15 +76,18 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  server answers (and cancels) meanwhile
   tune vN [--budget N] [--time S] [--policy evolutionary|mcts|random|greedy]
          [--seed N] [--db FILE] [--compile-only] [--jobs N] [--top-k K] [--batch N]
-         [--measure worker|run] [--runner TIRX-RUN]
+         [--measure worker|run] [--runner TIRX-RUN] [--counters]
                                  search schedules from vN (each candidate a version),
                                  build them in parallel, screen each with tirx-run,
                                  check and time the best k in full, rank the leaders
-                                 by paired runs; a rerun resumes (docs/tune.md)
+                                 by paired runs; a rerun resumes (docs/tune.md);
+                                 --counters: the best k also through Nsight
+                                 Compute (docs/counters.md)
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
-                                 lower vN and its reference (default: the seed
+         [--counters]            lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
-                                 them with tirx-run, keep the feedback
+                                 them with tirx-run, keep the feedback; with
+                                 --counters also Nsight Compute's figures
 
   --workspace DIR   default: $TIRX_WORKSPACE, else ./tirx-workspace
   --json            machine-readable output
@@ -145,8 +148,9 @@ Expected<int64_t> intOption(const Invocation &inv, const std::string &name) {
   return n;
 }
 
-/// --timeout, --samples, --seed, --inputs into `options`.
+/// --timeout, --samples, --seed, --inputs, --counters into `options`.
 llvm::Error runFlags(const Invocation &inv, RunOptions &options) {
+  options.counters = inv.has("--counters");
   for (auto [flag, field] : {std::pair{"--timeout", &options.timeout},
                              std::pair{"--samples", &options.samples},
                              std::pair{"--seed", &options.seed},
@@ -241,6 +245,7 @@ Expected<Result> tune(Session &s, const Invocation &inv) {
   search.dbPath = inv.option("--db");
   options.runner = inv.option("--runner");
   options.measure = inv.option("--measure", options.measure);
+  search.full.counters = inv.has("--counters");
   for (auto [flag, field] :
        {std::pair{"--budget", &search.budget}, std::pair{"--top-k", &search.topK},
         std::pair{"--jobs", &options.jobs}, std::pair{"--batch", &search.batch}})
@@ -489,6 +494,8 @@ int TIRX_MAIN(int argc, char **argv) {
       inv.json = true;
     } else if (a == "--compile-only") {
       inv.compileOnly = true;
+    } else if (a == "--counters") {
+      inv.options[a] = "on";
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";

@@ -68,6 +68,7 @@ struct ApplyOptions {
 struct RunOptions {
   std::string reference; // default: the seed of the version's chain
   std::optional<int64_t> timeout, samples, seed, inputs;
+  bool counters = false; // tirx-run --counters: Nsight Compute's figures
   std::string runner;    // tirx-run; default: beside this program, or PATH
   /// Keep bundles already lowered (by compile: a bundle directory is put in
   /// place whole) instead of lowering again.

@@ -168,6 +168,78 @@ RelaunchCheck compareRelaunch(const std::string &name, ElementType type,
 /// last one (samples - 1); sorted. Fewer when there are fewer samples.
 std::vector<int64_t> chooseCheckedSamples(int64_t samples, int k, Rng &rng);
 
+
+//===----------------------------------------------------------------------===//
+// Adversarial input sets (docs/correctness.md)
+//===----------------------------------------------------------------------===//
+
+/// What an input set's float buffers hold besides uniform random values:
+/// `large` magnitudes near what the op keeps finite, values that `cancel`
+/// (alternating signs around a large magnitude, so that sums and dot
+/// products lose most of their leading bits), `denormal`s. Integer buffers
+/// (indices) stay random in every kind.
+enum class InputKind { random, large, cancel, denormal };
+const char *inputKindName(InputKind kind);
+/// The adversarial kinds, in the order the runner tries them.
+const std::vector<InputKind> &adversarialKinds();
+
+/// How many magnitudes `kind` tries, largest first: the runner takes the
+/// first level at which the reference's outputs stay finite.
+int adversarialLevels(InputKind kind);
+/// The magnitude of level `level` for a buffer of `type`: the scale of
+/// `large`, the alternating offset of `cancel`, the bound of `denormal`
+/// (the type's smallest normal: every value below it is subnormal).
+double adversarialScale(InputKind kind, int level, ElementType type);
+
+/// Fills `bytes` (of float `type`) for `kind` at `level`, deterministic in
+/// `seed`: large: uniform in [-S, S); cancel: (-1)^i S + uniform [-1, 1);
+/// denormal: uniform in (-0.98 S, 0.98 S), S the smallest normal. Integer types
+/// get fillRandom.
+void fillAdversarial(std::vector<uint8_t> &bytes, ElementType type,
+                     InputKind kind, int level, uint64_t seed);
+
+/// makeInputs for an adversarial kind: `in` and `inout` buffers from
+/// fillAdversarial (buffer i from seed * 1000003 + i), `out` poisoned.
+std::vector<std::vector<uint8_t>> makeAdversarialInputs(const Manifest &m,
+                                                        InputKind kind,
+                                                        int level,
+                                                        uint64_t seed);
+
+/// Moves every finite float element of `bytes` by `ulps` units in the last
+/// place of `type`: all up (towards +inf) when `seed` is 0, else each in a
+/// direction drawn from `seed`. Zeros move to the smallest subnormal.
+void perturbUlps(std::vector<uint8_t> &bytes, ElementType type, int ulps,
+                 uint64_t seed);
+
+/// How many ulps of its storage type one input element is moved by to
+/// measure the reference's sensitivity: 1, or for f32 under tf32 math
+/// 2^13 (tf32 keeps 10 of f32's 23 mantissa bits).
+int sensitivityUlps(ElementType type, const std::string &math);
+
+/// The reference's sensitivity per output element: the largest
+/// |perturbed - want| over the given perturbed runs' outputs; +inf where
+/// one of them is not finite (or is poison) and `want` is.
+std::vector<double>
+referenceSensitivity(ElementType type, const std::vector<uint8_t> &want,
+                     const std::vector<std::vector<uint8_t>> &perturbed);
+
+/// The sensitivity rule: element i passes when
+///   |got - want| <= kSensitivityFactor * delta[i] + rtol * |want| + tiny,
+/// rtol the type's (toleranceFor) and tiny two of its smallest subnormals.
+/// A correct schedule differs from the reference by reassociated rounding,
+/// which one ulp of every input moves the reference by as much; a wrong one
+/// differs by far more. No relative-L2 limit (under cancellation the
+/// reference itself is that far off); NaN and poison never pass.
+constexpr double kSensitivityFactor = 16;
+Comparison compareSensitive(const std::string &name, ElementType type,
+                            const std::vector<uint8_t> &got,
+                            const std::vector<uint8_t> &want,
+                            const std::vector<double> &delta);
+
+/// The first element where `a` and `b` differ bit for bit, -1 when none.
+int64_t firstBitDifference(const std::vector<uint8_t> &a,
+                           const std::vector<uint8_t> &b, ElementType type);
+
 } // namespace runtime
 } // namespace tirx
 

@@ -46,10 +46,37 @@ struct BufferCheck {
   bool pass = true;
 };
 
+/// One adversarial input set's check (docs/correctness.md).
+struct AdversarialCheck {
+  std::string kind;          // large | cancel | denormal
+  std::string status;        // pass | fail | skipped
+  int level = -1;            // the magnitude tried (-1: none kept)
+  double scale = 0;          // of the first float input's type at `level`
+  std::optional<double> maxAbsError;
+  std::string detail;        // the first mismatch, or why it was skipped
+};
+
+/// What Nsight Compute measured of the candidate's kernels (docs/counters.md):
+/// `status` ok | unavailable | not_requested; absent figures stay null.
+struct HardwareCounters {
+  std::string status = "not_requested";
+  std::string note;                     // why unavailable, or what was left out
+  std::string kernel;                   // the kernel profiled (first launch)
+  std::optional<double> dramThroughput; // fraction of peak, elapsed
+  std::optional<double> smThroughput;   // fraction of peak, elapsed
+  std::optional<double> achievedOccupancy; // active warps / max, [0, 1]
+  std::optional<int64_t> passes;        // replay passes ncu needed
+  std::optional<int64_t> samples;       // kernel launches profiled
+  /// Top stall reasons, largest first: name (ncu's suffix, e.g.
+  /// "long_scoreboard") and its share of the stalls listed, [0, 1].
+  std::vector<std::pair<std::string, double>> stalls;
+};
+
 /// The feedback schema's version: 2 added the trust fields (seed, checked
 /// launches, stateful, inputs_unchanged, ghost_check, plausible) and made
-/// bandwidth_utilization uncapped (docs/feedback.md).
-constexpr int kFeedbackSchemaVersion = 2;
+/// bandwidth_utilization uncapped; 3 the stricter checks (correctness_reason,
+/// determinism_runs, adversarial) and hardware counters (docs/feedback.md).
+constexpr int kFeedbackSchemaVersion = 3;
 
 struct Feedback {
   int schemaVersion = kFeedbackSchemaVersion;
@@ -92,6 +119,14 @@ struct Feedback {
   std::string implausibleReason;
   std::optional<double> copyBandwidthGBs; // the device figure the gate used
   std::optional<double> achievedTflops;
+  // Stricter checks (schema 3).
+  /// Why correctness failed: mismatch | nondeterministic | adversarial |
+  /// input_changed | stateful | stray_write; "" when it did not.
+  std::string correctnessReason;
+  std::optional<int64_t> determinismRuns; // launches on one input set compared
+                                          // bit for bit; null: not run
+  std::vector<AdversarialCheck> adversarial;
+  HardwareCounters counters;
   // Classifier.
   std::string bottleneck = "unknown";
   std::string bottleneckLocation; // IR path
@@ -117,6 +152,8 @@ void classify(Feedback &feedback, const Manifest &manifest,
               const DeviceProfile &device);
 
 std::string serializeFeedback(const Feedback &feedback);
+/// The feedback's `counters` object alone, as JSON text.
+std::string serializeCounters(const HardwareCounters &counters);
 bool parseFeedback(const std::string &text, Feedback &feedback,
                    std::string &error);
 bool readFeedbackFile(const std::string &path, Feedback &feedback,

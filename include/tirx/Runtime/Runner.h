@@ -31,6 +31,15 @@ struct RunOptions {
   int64_t maxSamples = 2000;
   double budgetSeconds = 1.0;
   int warmup = 3;
+  /// Launches on the last input set after the first, each compared bit for
+  /// bit with it (0: no determinism check); a difference fails the
+  /// candidate with reason `nondeterministic`, as does a timed launch read
+  /// back that differs bitwise while this is on.
+  int determinismRuns = 2;
+  /// Adversarial input sets (docs/correctness.md): "on", "off", or "auto"
+  /// (on when the parameters take at most `adversarialMaxBytes`).
+  std::string adversarial = "auto";
+  uint64_t adversarialMaxBytes = uint64_t(256) << 20;
   /// When set: the inputs and outputs of input set 0 (first launch) are
   /// written there as raw little-endian arrays, <param>.in and <param>.out
   /// for every buffer, so that a test can compare them with a host

@@ -50,6 +50,8 @@ struct WorkerRequest {
   int64_t samples = 0;        // 0: chosen from a 1 s budget
   int warmup = 3;
   int checkedLaunches = 3;    // random timed launches read back, besides the last
+  int determinism = 2;        // relaunches compared bit for bit (screen: 1)
+  std::string adversarial = "auto"; // on | off | auto (screen: off)
   std::optional<uint64_t> seed; // of input set 0; none: the worker's
   std::string irVersion;      // overrides the manifest's
 };

@@ -33,6 +33,8 @@ struct MeasureOptions {
   std::optional<uint64_t> seed; // none: the worker's (fixed for its life)
   double timeout = 10;         // seconds a kernel may keep the GPU busy
   std::string irVersion;       // "": the manifest's
+  int determinism = -1;        // relaunches compared bitwise; -1: the mode's
+  std::string adversarial;     // on | off | auto; "": the mode's
 };
 
 struct WorkerConfig {

@@ -119,6 +119,7 @@ struct MeasureRequest {
   std::string version;
   std::optional<int64_t> inputs, samples; // unset: the mode's defaults
   std::string mode = "full";              // screen | full (docs/worker.md)
+  bool counters = false; // and Nsight Compute's figures (docs/counters.md)
 };
 
 /// What a measurement gave.
@@ -129,6 +130,8 @@ struct Measurement {
   std::string code;                        // a refusal code when it failed
   std::string message;
   std::string bottleneck; // the runner's classifier (Knowledge.h)
+  /// The feedback's `counters` object when they were asked for.
+  std::optional<llvm::json::Object> counters;
 
   bool ok() const { return code.empty() && correctness == "pass" && medianUs > 0; }
   llvm::json::Object toJSON() const;

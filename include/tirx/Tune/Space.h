@@ -139,6 +139,7 @@ public:
 
 private:
   Session &session;
+  std::string program; // tirx-run, also for ncu's own run (--counters)
   std::unique_ptr<::tirx::runtime::WorkerClient> client;
 };
 

@@ -154,7 +154,10 @@ LogicalResult FeedbackAttr::verify(
     Bottleneck bottleneck, StringRef bottleneckLocation,
     LocationAttr bottleneckLoc, CorrectnessStatus correctness,
     std::optional<int64_t> correctnessInputs,
-    FloatAttr maxAbsError, FloatAttr relL2Error, StringRef correctnessDetail) {
+    FloatAttr maxAbsError, FloatAttr relL2Error, StringRef correctnessDetail,
+    StringRef correctnessReason, FloatAttr dramThroughput,
+    FloatAttr smThroughput, StringRef topStalls,
+    std::optional<int64_t> counterPasses) {
   FigureChecker check(emitError);
   std::optional<double> durationUs = figureValue(durationUsAttr);
   std::optional<double> durationMinUs = figureValue(durationMinUsAttr);
@@ -184,6 +187,9 @@ LogicalResult FeedbackAttr::verify(
   check.count("correctness_inputs", correctnessInputs, 1);
   check.nonNegative("max_abs_error", maxAbsError);
   check.nonNegative("rel_l2_error", relL2Error);
+  check.ratio("dram_throughput", dramThroughput);
+  check.ratio("sm_throughput", smThroughput);
+  check.count("counter_passes", counterPasses, 1);
   if (check.hasFailed())
     return failure();
 

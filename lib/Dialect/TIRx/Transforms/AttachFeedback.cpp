@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir {
 namespace tirx {
@@ -87,6 +88,10 @@ struct AttachFeedbackPass
       min = figure(f.duration->min);
       max = figure(f.duration->max);
     }
+    std::string stalls;
+    for (const auto &[reason, share] : f.counters.stalls)
+      stalls += (stalls.empty() ? "" : ", ") + reason + " " +
+                llvm::formatv("{0:F2}", share).str();
     std::optional<int64_t> inputs;
     if (f.correctnessInputs > 0)
       inputs = f.correctnessInputs;
@@ -101,7 +106,9 @@ struct AttachFeedbackPass
         f.spillBytes, *bottleneck, StringRef(f.bottleneckLocation),
         parseLocation(ctx, f.bottleneckLoc), *correctness, inputs,
         figure(f.maxAbsError), figure(f.relL2Error),
-        StringRef(f.correctnessDetail));
+        StringRef(f.correctnessDetail), StringRef(f.correctnessReason),
+        figure(f.counters.dramThroughput), figure(f.counters.smThroughput),
+        StringRef(stalls), f.counters.passes);
     if (!attr)
       return signalPassFailure();
 

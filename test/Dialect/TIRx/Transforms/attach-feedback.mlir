@@ -3,6 +3,14 @@
 // RUN: tirx-opt %s --tirx-attach-feedback=file=%S/Inputs/feedback-saxpy.json | FileCheck %s
 // RUN: tirx-opt %s --tirx-attach-feedback=file=%S/Inputs/feedback-saxpy.json | tirx-opt | FileCheck %s
 
+// Schema 3: why correctness failed and Nsight Compute's figures
+// (tirx-run --counters) come along.
+// RUN: tirx-opt %s --tirx-attach-feedback=file=%S/Inputs/feedback-counters.json | FileCheck %s --check-prefix=COUNTERS
+// COUNTERS: gpu.func @saxpy_kernel
+// COUNTERS-SAME: achieved_occupancy = 0.8347
+// COUNTERS-SAME: correctness = fail
+// COUNTERS-SAME: correctness_reason = "nondeterministic", dram_throughput = 0.9162, sm_throughput = 0.1708, top_stalls = "long_scoreboard 0.98, wait 0.02", counter_passes = 37>
+
 // Bad files: the verifier's message, the unknown status, the missing
 // function, the JSON error; each a non-zero exit.
 // RUN: not tirx-opt %s --tirx-attach-feedback=file=%S/Inputs/feedback-bad-ratio.json 2>&1 | FileCheck %s --check-prefix=RATIO

@@ -72,6 +72,10 @@ def TIRx_FeedbackAttr : TIRx_Attr<"Feedback", "feedback"> {
     | `correctness_inputs` | number of random input sets compared |
     | `max_abs_error`, `rel_l2_error` | worst errors over those sets |
     | `correctness_detail` | first mismatch, e.g. `"C[17]: got nan, want 1.5"` |
+    | `correctness_reason` | why it failed: `mismatch`, `nondeterministic`, `adversarial`, `input_changed`, `stateful`, `stray_write` |
+    | `dram_throughput`, `sm_throughput` | Nsight Compute's achieved throughput over peak, in [0, 1] (`tirx-run --counters`) |
+    | `top_stalls` | the top stall reasons with their shares, e.g. `"long_scoreboard 0.82, lg_throttle 0.10"` |
+    | `counter_passes` | replay passes Nsight Compute needed for those figures |
 
     Example:
 
@@ -112,7 +116,12 @@ def TIRx_FeedbackAttr : TIRx_Attr<"Feedback", "feedback"> {
     TIRx_Count<"random input sets compared">:$correctness_inputs,
     TIRx_Figure<"largest absolute error">:$max_abs_error,
     TIRx_Figure<"relative L2 error">:$rel_l2_error,
-    StringRefParameter<"first mismatch", [{""}]>:$correctness_detail
+    StringRefParameter<"first mismatch", [{""}]>:$correctness_detail,
+    StringRefParameter<"why correctness failed", [{""}]>:$correctness_reason,
+    TIRx_Figure<"DRAM throughput over peak (Nsight Compute)">:$dram_throughput,
+    TIRx_Figure<"SM throughput over peak (Nsight Compute)">:$sm_throughput,
+    StringRefParameter<"top stall reasons and shares", [{""}]>:$top_stalls,
+    TIRx_Count<"replay passes of the counter run">:$counter_passes
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
