@@ -149,6 +149,16 @@ json::Object Measurement::toJSON() const {
     o["message"] = message;
   if (!bottleneck.empty())
     o["bottleneck"] = bottleneck;
+  if (!device.empty())
+    o["device"] = device;
+  if (copyGBps > 0)
+    o["copy_gbps"] = copyGBps;
+  if (scale != 1)
+    o["scale"] = scale;
+  if (attempts != 1)
+    o["attempts"] = int64_t(attempts);
+  if (!retried.empty())
+    o["retried"] = retried;
   return o;
 }
 
@@ -158,6 +168,7 @@ Measurement Measurement::ofFeedback(const json::Object &f) {
   m.medianUs = f.getNumber("duration_us").value_or(0);
   m.samples = f.getInteger("sample_count").value_or(0);
   m.bottleneck = f.getString("bottleneck").value_or("").str();
+  m.copyGBps = f.getNumber("copy_bandwidth_gbs").value_or(0);
   llvm::StringRef launch = f.getString("launch_status").value_or("");
   std::string error = f.getString("error").value_or("").str();
   if (f.getString("compile_status") == "error") {
@@ -188,7 +199,30 @@ Measurement Measurement::fromJSON(const json::Object &o) {
   m.code = o.getString("code").value_or("").str();
   m.message = o.getString("message").value_or("").str();
   m.bottleneck = o.getString("bottleneck").value_or("").str();
+  m.device = o.getString("device").value_or("").str();
+  m.copyGBps = o.getNumber("copy_gbps").value_or(0);
+  m.scale = o.getNumber("scale").value_or(1);
+  m.attempts = unsigned(o.getInteger("attempts").value_or(1));
+  m.retried = o.getString("retried").value_or("").str();
   return m;
+}
+
+llvm::Expected<std::vector<Measurement>>
+Measurer::measureBatch(const std::vector<MeasureRequest> &requests) {
+  std::vector<Measurement> out;
+  for (const MeasureRequest &r : requests) {
+    if (tuneInterrupted()) {
+      Measurement m;
+      m.code = "interrupted";
+      out.push_back(std::move(m));
+      continue;
+    }
+    llvm::Expected<Measurement> m = measure(r);
+    if (!m)
+      return m.takeError();
+    out.push_back(std::move(*m));
+  }
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -199,6 +233,11 @@ namespace {
 std::atomic<bool> interrupted{false};
 
 void onInterrupt(int) { interrupted = true; }
+} // namespace
+
+bool mlir::tirx::tuneInterrupted() { return interrupted; }
+
+namespace {
 
 /// SIGINT and SIGTERM stop the loop between steps (the work in flight
 /// finishes and is recorded); restored when the tune ends.
@@ -398,10 +437,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     TuningRecord r;
     r.workload = workload;
     r.schedule = json::Array(c.built.schedule);
-    r.medianUs = m.medianUs;
+    r.medianUs = m.deviceUs(); // as measured, on the device that measured it
     r.samples = m.samples;
     r.correctness = m.correctness;
-    r.where = *where;
+    r.where = m.device.empty() ? *where : measurer->fingerprintOf(m);
     r.time = "";
     ++appended;
     if (!seeded) { // this tune's own figures are no starting point
@@ -584,6 +623,45 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     std::vector<Proposal> &batch = current.batch;
     std::vector<Built> &results = current.results;
     bool progressMade = false;
+    // The batch's screening runs, submitted together: an executor
+    // (Executor.h) runs them on all its devices at once.
+    std::map<std::string, Measurement> screenedNow; // by digest
+    if (measuring) {
+      std::vector<MeasureRequest> requests;
+      std::vector<std::string> digests;
+      std::set<std::string> failed = failedBuilds;
+      size_t count = candidates.size() + failedBuilds.size();
+      for (const Built &b : results) {
+        if (count >= options.budget)
+          break;
+        if (!b.mapped) {
+          count += failed.insert(b.digest + " " + b.error.substr(0, b.error.find(':'))).second;
+          continue;
+        }
+        if (byDigest.count(b.digest) || state.screened.count(b.digest) ||
+            std::find(digests.begin(), digests.end(), b.digest) != digests.end())
+          continue;
+        MeasureRequest request = options.screening;
+        request.version = b.version;
+        requests.push_back(std::move(request));
+        digests.push_back(b.digest);
+        ++count;
+      }
+      if (requests.size() > 1) {
+        double before = elapsed();
+        llvm::Expected<std::vector<Measurement>> ms =
+            measurer->measureBatch(requests);
+        if (!ms)
+          return ms.takeError();
+        // The mean time of one measurement on one device (the reserve of
+        // timeLeft: the full checks run on one).
+        measureSeconds += (elapsed() - before) *
+                          std::min<double>(requests.size(), measurer->slots());
+        measured += unsigned(requests.size());
+        for (size_t k = 0; k < ms->size() && k < digests.size(); ++k)
+          screenedNow[digests[k]] = std::move((*ms)[k]);
+      }
+    }
     for (size_t i = 0; i < batch.size(); ++i) {
       const Built &b = results[i];
       for (const auto &[code, n] : b.refusals)
@@ -611,7 +689,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
                         c.screened ? costOf(*c.screened) : NAN);
         continue;
       }
-      if (full || interrupted)
+      auto measuredNow = screenedNow.find(b.digest);
+      bool done = measuredNow != screenedNow.end() &&
+                  measuredNow->second.code != "interrupted";
+      if (full || (interrupted && !done))
         continue; // beyond the budget: not observed, proposed again later
       progressMade = true;
       Candidate c;
@@ -625,13 +706,20 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
         if (fresh) {
           MeasureRequest request = options.screening;
           request.version = b.version;
+          auto now = measuredNow;
           double before = elapsed();
-          llvm::Expected<Measurement> m = measurer->measure(request);
-          measureSeconds += elapsed() - before;
-          ++measured;
+          llvm::Expected<Measurement> m =
+              now != screenedNow.end() ? llvm::Expected<Measurement>(now->second)
+                                       : measurer->measure(request);
+          if (now == screenedNow.end()) {
+            measureSeconds += elapsed() - before;
+            ++measured;
+          }
           if (!m)
             return m.takeError();
-          if (interrupted)
+          if (m->code == "interrupted")
+            continue; // not run before the interrupt: measured by a rerun
+          if (interrupted && now == screenedNow.end())
             break; // a run cut short by the interrupt: not recorded
           c.screened = *m;
           if (llvm::Error e = record(json::Object{

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "WorkerCall.h"
 #include "tirx/Tune/Space.h"
 
 #include "tirx/Harness/Measure.h"
@@ -18,19 +19,9 @@ using namespace mlir::tirx;
 namespace json = llvm::json;
 namespace rt = ::tirx::runtime;
 
-WorkerMeasurer::WorkerMeasurer(Session &session, std::string runner)
-    : session(session) {
-  rt::WorkerConfig config;
-  config.program = runner.empty() ? findRunner() : runner;
-  client = std::make_unique<rt::WorkerClient>(config);
-}
-
-WorkerMeasurer::~WorkerMeasurer() = default;
-
-int WorkerMeasurer::workersStarted() const { return client->workersStarted(); }
-
-llvm::Expected<Measurement>
-WorkerMeasurer::measure(const MeasureRequest &request) {
+llvm::Expected<PreparedRequest>
+mlir::tirx::prepareRequest(Session &session, const MeasureRequest &request) {
+  PreparedRequest p;
   // The bundles (lowered by the builder: found, not lowered again).
   llvm::Expected<Result> bundles = session.compile(request.version);
   if (!bundles) {
@@ -40,20 +31,28 @@ WorkerMeasurer::measure(const MeasureRequest &request) {
     Measurement m;
     m.code = codeName(r.code);
     m.message = r.message;
-    return m;
+    p.failed = std::move(m);
+    return p;
   }
-  rt::MeasureOptions options;
-  options.reference =
+  p.options.reference =
       bundles->data.getString("reference_bundle").value_or("").str();
-  options.mode = request.mode;
-  options.inputs = int(request.inputs.value_or(0));
-  options.samples = request.samples.value_or(0);
-  options.irVersion = request.version;
-  std::string bundle = bundles->data.getString("bundle").value_or("").str();
-  llvm::Expected<json::Value> feedback = mlir::tirx::measure(*client, bundle, options);
+  p.options.mode = request.mode;
+  p.options.inputs = int(request.inputs.value_or(0));
+  p.options.samples = request.samples.value_or(0);
+  p.options.irVersion = request.version;
+  p.bundle = bundles->data.getString("bundle").value_or("").str();
+  return p;
+}
+
+llvm::Expected<Measurement>
+mlir::tirx::measureOn(rt::WorkerClient &client, const PreparedRequest &prepared) {
+  if (prepared.failed)
+    return *prepared.failed;
+  llvm::Expected<json::Value> feedback =
+      mlir::tirx::measure(client, prepared.bundle, prepared.options);
   if (!feedback) {
     std::string why = llvm::toString(feedback.takeError());
-    if (client->workersStarted() == 0 || llvm::StringRef(why).contains("start"))
+    if (client.workersStarted() == 0 || llvm::StringRef(why).contains("start"))
       return refuse(RefusalCode::no_runner,
                     "the measurement worker could not start: " + why,
                     "tirx-run beside tirx or on PATH (or --runner PATH), on "
@@ -75,21 +74,59 @@ WorkerMeasurer::measure(const MeasureRequest &request) {
   return m;
 }
 
-Fingerprint WorkerMeasurer::fingerprint() {
-  Fingerprint f = localFingerprint(session.workspace().target());
-  // The worker's own device profile, when it has greeted.
-  llvm::Expected<json::Value> hello = parseJSON(client->greeting().dump());
-  if (!hello) {
-    llvm::consumeError(hello.takeError());
-    return f;
+namespace {
+const json::Object *greetedDevice(rt::WorkerClient &client,
+                                  std::optional<json::Value> &hello) {
+  llvm::Expected<json::Value> v = parseJSON(client.greeting().dump());
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return nullptr;
   }
+  hello = std::move(*v);
   const json::Object *o = hello->getAsObject();
-  const json::Object *device = o ? o->getObject("device") : nullptr;
-  if (device) {
+  return o ? o->getObject("device") : nullptr;
+}
+} // namespace
+
+Fingerprint mlir::tirx::workerFingerprint(rt::WorkerClient &client,
+                                          const std::string &target) {
+  Fingerprint f = localFingerprint(target);
+  // The worker's own device profile, when it has greeted.
+  std::optional<json::Value> hello;
+  if (const json::Object *device = greetedDevice(client, hello)) {
     f.gpu = device->getString("name").value_or(f.gpu).str();
     f.uuid = device->getString("uuid").value_or(f.uuid).str();
     f.smCount = int(device->getInteger("sm_count").value_or(f.smCount));
     f.clockGHz = device->getNumber("clock_ghz").value_or(f.clockGHz);
   }
   return f;
+}
+
+double mlir::tirx::workerCopyGBps(rt::WorkerClient &client) {
+  std::optional<json::Value> hello;
+  const json::Object *device = greetedDevice(client, hello);
+  return device ? device->getNumber("copy_bandwidth_gbs").value_or(0) : 0;
+}
+
+WorkerMeasurer::WorkerMeasurer(Session &session, std::string runner)
+    : session(session) {
+  rt::WorkerConfig config;
+  config.program = runner.empty() ? findRunner() : runner;
+  client = std::make_unique<rt::WorkerClient>(config);
+}
+
+WorkerMeasurer::~WorkerMeasurer() = default;
+
+int WorkerMeasurer::workersStarted() const { return client->workersStarted(); }
+
+llvm::Expected<Measurement>
+WorkerMeasurer::measure(const MeasureRequest &request) {
+  llvm::Expected<PreparedRequest> prepared = prepareRequest(session, request);
+  if (!prepared)
+    return prepared.takeError();
+  return measureOn(*client, *prepared);
+}
+
+Fingerprint WorkerMeasurer::fingerprint() {
+  return workerFingerprint(*client, session.workspace().target());
 }
