@@ -6,10 +6,13 @@
 // under the shared directory:
 //
 //   RUN/bundles/NAME/        the candidates' and the reference's bundles
-//   RUN/jN/job.sh            the job script (one task per measurement)
-//   RUN/jN/tK/run            task K's tirx-run command line
+//   RUN/jN/job.sh            the job script
+//   RUN/jN/tK/run.S          array task K's tirx-run command lines, run in
+//                            order: one per task for a batch (spread over
+//                            the nodes), all in task 0 for a series (full
+//                            checks, paired runs: one GPU, no gaps)
 //   RUN/jN/tK/where          the host and CUDA_VISIBLE_DEVICES it ran on
-//   RUN/jN/tK/feedback.json  its feedback, renamed into place when complete
+//   RUN/jN/tK/feedback.S.json  a run's feedback, renamed into place whole
 //   RUN/profiles/HOST-GPU/   the device profile tirx-run measured there
 //
 // A task ends with a feedback (the candidate's outcome, whatever it is) or
@@ -28,6 +31,7 @@
 #include "tirx/Tune/Space.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
@@ -122,6 +126,7 @@ struct SlurmExecutor::Task {
   size_t index = 0;          // in the batch
   PreparedRequest prepared;
   std::string dir;           // RUN/jN/tK of the current attempt
+  std::string slot;          // S of its run.S and feedback.S.json
   std::string job;           // "J_K"
   unsigned attempts = 0;
   std::string lostWhy;       // the first attempt's loss
@@ -155,7 +160,7 @@ llvm::Error SlurmExecutor::check() {
 
 json::Object SlurmExecutor::summary() const {
   return json::Object{{"jobs", int64_t(jobs)},
-                      {"tasks", int64_t(tasks)},
+                      {"runs", int64_t(tasks)},
                       {"retried", int64_t(retried)},
                       {"cancelled", int64_t(cancelled)},
                       {"reference_node", node},
@@ -173,7 +178,8 @@ void SlurmExecutor::cancelAll() {
   live.clear();
 }
 
-llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned) {
+llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned,
+                                  bool oneAtATime) {
   if (runDir.empty()) {
     // One directory per tune process: nothing of another run is reused.
     runDir = options.shared + "/run-" + std::to_string(getpid()) + "-" +
@@ -194,14 +200,18 @@ llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned) {
                        "P=" + quote(runDir) + "/profiles/$(hostname -s)-${G//,/_}\n"
                        "mkdir -p \"$P\"\n"
                        "echo \"$(hostname -s) $G $P\" > \"$T/where\"\n"
-                       "bash \"$T/run\" \"$T\" \"$P\" > \"$T/runner.log\" 2>&1\n"
-                       "echo $? > \"$T/exit\"\n"
-                       "if [ -s \"$T/feedback.part\" ]; then\n"
-                       "  mv \"$T/feedback.part\" \"$T/feedback.json\"\n"
-                       "fi\n";
+                       "for R in \"$T\"/run.*; do\n"
+                       "  S=${R##*.}\n"
+                       "  bash \"$R\" \"$T\" \"$P\" \"$S\" > \"$T/runner.$S.log\" 2>&1\n"
+                       "  echo $? > \"$T/exit.$S\"\n"
+                       "  if [ -s \"$T/feedback.$S.part\" ]; then\n"
+                       "    mv \"$T/feedback.$S.part\" \"$T/feedback.$S.json\"\n"
+                       "  fi\n"
+                       "done\n";
   for (size_t k = 0; k < batch.size(); ++k) {
     Task &t = *batch[k];
-    t.dir = dir + "/t" + std::to_string(k);
+    t.dir = dir + "/t" + std::to_string(oneAtATime ? 0 : k);
+    t.slot = llvm::formatv("{0:D4}", oneAtATime ? k : size_t(0)).str();
     t.unseen = 0;
     t.pinned = pinned;
     ++t.attempts;
@@ -221,7 +231,7 @@ llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned) {
         return e;
       cmd += " --reference " + quote(ref);
     }
-    cmd += " -o \"$1/feedback.part\" --profile-dir \"$2\"";
+    cmd += " -o \"$1/feedback.$3.part\" --profile-dir \"$2\"";
     if (!o.irVersion.empty())
       cmd += " --ir-version " + quote(o.irVersion);
     if (o.samples > 0)
@@ -229,7 +239,7 @@ llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned) {
     if (o.inputs > 0)
       cmd += " --inputs " + std::to_string(o.inputs);
     std::string error;
-    if (!rt::writeFileAtomically(t.dir + "/run", cmd + "\n", error))
+    if (!rt::writeFileAtomically(t.dir + "/run." + t.slot, cmd + "\n", error))
       return refuse(RefusalCode::internal, error);
   }
   std::string error;
@@ -238,8 +248,8 @@ llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned) {
   std::vector<std::string> argv = {
       "sbatch", "--parsable", "--job-name=tirx-tune",
       "--output=" + dir + "/t%a/slurm.out",
-      "--array=0-" + std::to_string(batch.size() - 1) + "%" +
-          std::to_string(options.maxJobs)};
+      "--array=0-" + std::to_string(oneAtATime ? 0 : batch.size() - 1) +
+          "%" + std::to_string(options.maxJobs)};
   if (!options.partition.empty())
     argv.push_back("--partition=" + options.partition);
   if (!options.gres.empty())
@@ -262,12 +272,13 @@ llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned) {
   tasks += unsigned(batch.size());
   live.push_back(id);
   for (size_t k = 0; k < batch.size(); ++k)
-    batch[k]->job = id + "_" + std::to_string(k);
+    batch[k]->job = id + "_" + std::to_string(oneAtATime ? 0 : k);
   return llvm::Error::success();
 }
 
 llvm::Expected<std::vector<Measurement>>
-SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned) {
+SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
+                   bool oneAtATime) {
   std::vector<Task> all(requests.size());
   std::vector<Task *> toSubmit;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -282,7 +293,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned) {
       toSubmit.push_back(&all[i]);
   }
   if (!toSubmit.empty())
-    if (llvm::Error e = submit(toSubmit, pinned))
+    if (llvm::Error e = submit(toSubmit, pinned, oneAtATime))
       return std::move(e);
 
   auto lose = [&](Task &t, const std::string &why,
@@ -339,7 +350,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned) {
     std::vector<Task *> again;
     bool needAccounting = false;
     for (Task *t : open) {
-      std::string feedback = readText(t->dir + "/feedback.json");
+      std::string feedback = readText(t->dir + "/feedback." + t->slot + ".json");
       if (!feedback.empty()) {
         llvm::Expected<json::Value> v = parseJSON(feedback);
         const json::Object *f = nullptr;
@@ -355,8 +366,9 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned) {
           continue;
         }
         Measurement m = Measurement::ofFeedback(*f);
+        std::string whereText = readText(t->dir + "/where");
         llvm::SmallVector<llvm::StringRef> where;
-        llvm::StringRef(readText(t->dir + "/where")).trim().split(where, ' ');
+        llvm::StringRef(whereText).trim().split(where, ' ');
         std::string host = where.size() > 0 ? where[0].str() : "?";
         std::string gpu = where.size() > 1 ? where[1].str() : "none";
         if (m.code == "no_device") {
@@ -449,7 +461,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned) {
           auto a = acct.find(t->job);
           if (a != acct.end() && !terminal(a->second))
             continue;
-          if (readText(t->dir + "/feedback.json").empty())
+          if (readText(t->dir + "/feedback." + t->slot + ".json").empty())
             lose(*t,
                  "job " + t->job + " " +
                      (a != acct.end() ? a->second
@@ -462,7 +474,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned) {
     if (!again.empty()) {
       // The retry goes where the scheduler puts it (a pinned one too: its
       // node may be the one lost).
-      if (llvm::Error e = submit(again, false))
+      if (llvm::Error e = submit(again, false, oneAtATime))
         return std::move(e);
       continue;
     }
@@ -479,7 +491,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned) {
 
 llvm::Expected<Measurement>
 SlurmExecutor::measure(const MeasureRequest &request) {
-  llvm::Expected<std::vector<Measurement>> m = run({request}, true);
+  llvm::Expected<std::vector<Measurement>> m = run({request}, true, true);
   if (!m)
     return m.takeError();
   return std::move(m->front());
@@ -487,7 +499,12 @@ SlurmExecutor::measure(const MeasureRequest &request) {
 
 llvm::Expected<std::vector<Measurement>>
 SlurmExecutor::measureBatch(const std::vector<MeasureRequest> &requests) {
-  return run(requests, false);
+  return run(requests, false, false);
+}
+
+llvm::Expected<std::vector<Measurement>>
+SlurmExecutor::measureSeries(const std::vector<MeasureRequest> &requests) {
+  return run(requests, true, true);
 }
 
 Fingerprint SlurmExecutor::fingerprint() {

@@ -15,7 +15,8 @@
 //   started with CUDA_VISIBLE_DEVICES=<id>; a worker measures one candidate
 //   at a time, so no two measurements share a GPU.
 // - SlurmExecutor: a batch becomes one `sbatch --array` job, a task per
-//   candidate running the one-shot `tirx-run`; bundles, the job script and
+//   candidate running the one-shot `tirx-run` (a series, such as paired
+//   runs, is one task running them in order); bundles, the job script and
 //   the feedback travel through a shared directory; `squeue` (then `sacct`)
 //   says how the tasks end; `scancel` ends them when the tune stops.
 //
@@ -93,11 +94,15 @@ public:
   llvm::Expected<Measurement> measure(const MeasureRequest &request) override;
   llvm::Expected<std::vector<Measurement>>
   measureBatch(const std::vector<MeasureRequest> &requests) override;
+  /// One job on the reference node running them in order.
+  llvm::Expected<std::vector<Measurement>>
+  measureSeries(const std::vector<MeasureRequest> &requests) override;
   unsigned slots() const override { return options.maxJobs; }
   Fingerprint fingerprint() override;
   Fingerprint fingerprintOf(const Measurement &m) override;
 
-  /// Jobs submitted, tasks retried, tasks cancelled by the tune.
+  /// Jobs submitted, runs (measurements) in them, runs retried, jobs
+  /// cancelled by the tune, the reference node, the run directory.
   llvm::json::Object summary() const;
 
   /// Refuses (no_runner) when sbatch, squeue or scancel is not on PATH.
@@ -106,8 +111,10 @@ public:
 private:
   struct Task;
   llvm::Expected<std::vector<Measurement>>
-  run(const std::vector<MeasureRequest> &requests, bool pinned);
-  llvm::Error submit(std::vector<Task *> &tasks, bool pinned);
+  run(const std::vector<MeasureRequest> &requests, bool pinned,
+      bool oneAtATime);
+  llvm::Error submit(std::vector<Task *> &tasks, bool pinned,
+                     bool oneAtATime);
   void cancelAll();
 
   Session &session;

@@ -174,6 +174,11 @@ public:
   /// measures them one after the other.
   virtual llvm::Expected<std::vector<Measurement>>
   measureBatch(const std::vector<MeasureRequest> &requests);
+  /// Measures `requests` in their order, one at a time, on the reference
+  /// device (paired runs: A B A B ...); interrupted ones as measureBatch's.
+  /// This one calls measure() for each.
+  virtual llvm::Expected<std::vector<Measurement>>
+  measureSeries(const std::vector<MeasureRequest> &requests);
   /// The fingerprint of the device that took `m` (its tuning record's).
   virtual Fingerprint fingerprintOf(const Measurement &m) {
     return fingerprint();
