@@ -15,6 +15,7 @@
 #include "tirx/Tune/Space.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <atomic>
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tirx;
@@ -46,6 +48,20 @@ mlir::tirx::parseGpus(llvm::StringRef spec) {
            end;
            !ec && it != end; it.increment(ec))
         ++n;
+      if (n == 0) { // no /proc entries (some containers): nvidia-smi's list
+        llvm::SmallString<128> tmp;
+        llvm::sys::path::system_temp_directory(true, tmp);
+        std::string out, err;
+        if (capture({"nvidia-smi", "-L"},
+                    (tmp + "/tirx-gpus-" + std::to_string(getpid())).str(),
+                    out, err) == 0)
+        {
+          llvm::SmallVector<llvm::StringRef> lines;
+          llvm::StringRef(out).split(lines, '\n');
+          for (llvm::StringRef line : lines)
+            n += line.starts_with("GPU ");
+        }
+      }
       for (unsigned i = 0; i < n; ++i)
         gpus.push_back(std::to_string(i));
     }

@@ -59,9 +59,11 @@ std::string readText(const std::string &path) {
   return rt::readFile(path, text, error) ? text : std::string();
 }
 
-/// Runs a Slurm command; its exit status, stdout in `out`, stderr in `err`.
-int capture(const std::vector<std::string> &argv, const std::string &tmp,
-            std::string &out, std::string &err) {
+} // namespace
+
+int mlir::tirx::capture(const std::vector<std::string> &argv,
+                        const std::string &tmp, std::string &out,
+                        std::string &err) {
   llvm::ErrorOr<std::string> program = llvm::sys::findProgramByName(argv[0]);
   if (!program) {
     err = argv[0] + " is not on PATH";
@@ -83,6 +85,8 @@ int capture(const std::vector<std::string> &argv, const std::string &tmp,
   fs::remove(e);
   return rc;
 }
+
+namespace {
 
 /// Copies a bundle directory (flat: manifest and kernel files).
 llvm::Error copyTree(const std::string &from, const std::string &to) {

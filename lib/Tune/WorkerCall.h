@@ -44,6 +44,11 @@ Fingerprint workerFingerprint(::tirx::runtime::WorkerClient &client,
 /// The copy bandwidth in `client`'s greeting (0: none).
 double workerCopyGBps(::tirx::runtime::WorkerClient &client);
 
+/// Runs `argv` (argv[0] found on PATH; at most 60 s); its exit status (-1:
+/// not run), stdout in `out`, stderr in `err` (through TMP.out, TMP.err).
+int capture(const std::vector<std::string> &argv, const std::string &tmp,
+            std::string &out, std::string &err);
+
 } // namespace mlir::tirx
 
 #endif // TIRX_LIB_TUNE_WORKERCALL_H

@@ -42,7 +42,8 @@
 namespace mlir::tirx {
 
 /// The GPUs of `spec`: "all" (CUDA_VISIBLE_DEVICES when set, else the
-/// driver's /proc/driver/nvidia/gpus), or ids "0,1,3" (distinct, >= 0).
+/// driver's /proc/driver/nvidia/gpus, else `nvidia-smi -L`), or ids
+/// "0,1,3" (distinct, 0 to 1023).
 llvm::Expected<std::vector<std::string>> parseGpus(llvm::StringRef spec);
 
 /// The screening scale of a device against the reference (Measurement::scale).
