@@ -240,6 +240,11 @@ LocalExecutor::measureBatch(const std::vector<MeasureRequest> &requests) {
         stop = true;
         return;
       }
+      if (tuneInterrupted()) { // possibly cut short: the worker got SIGINT too
+        m->code = "interrupted";
+        slots[i].result = std::move(*m);
+        continue;
+      }
       if (workerLost(*m) && slots[i].lostOn.empty()) {
         // Retried once, elsewhere.
         slots[i].lostOn = w.gpu;

@@ -225,6 +225,10 @@ Measurer::measureSeries(const std::vector<MeasureRequest> &requests) {
     llvm::Expected<Measurement> m = measure(r);
     if (!m)
       return m.takeError();
+    if (tuneInterrupted()) { // possibly cut short (the worker got SIGINT too)
+      m->code = "interrupted";
+      m->message.clear();
+    }
     out.push_back(std::move(*m));
   }
   return out;
@@ -722,8 +726,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
           }
           if (!m)
             return m.takeError();
-          if (m->code == "interrupted")
+          if (m->code == "interrupted") {
+            interrupted = true; // the executor saw it first
             continue; // not run before the interrupt: measured by a rerun
+          }
           if (interrupted && now == screenedNow.end())
             break; // a run cut short by the interrupt: not recorded
           c.screened = *m;
@@ -893,8 +899,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
                                : measurer->measure(request);
       if (!m)
         return m.takeError();
-      if (m->code == "interrupted" || (interrupted && now == fullNow.end()))
+      if (m->code == "interrupted" || (interrupted && now == fullNow.end())) {
+        interrupted = true;
         break;
+      }
       c->full = *m;
       if (llvm::Error e = record(json::Object{{"kind", "measured"},
                                               {"digest", c->built.digest},

@@ -117,6 +117,28 @@ llvm::Error copyTree(const std::string &from, const std::string &to) {
   return llvm::Error::success();
 }
 
+/// A Slurm command's '|'-separated lines: first field -> the others (at
+/// least two, "" where missing); none when it fails.
+std::map<std::string, std::vector<std::string>>
+table(const std::vector<std::string> &argv, const std::string &tmp) {
+  std::map<std::string, std::vector<std::string>> rows;
+  std::string out, err;
+  if (capture(argv, tmp, out, err) != 0)
+    return rows;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(out).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    llvm::SmallVector<llvm::StringRef> f;
+    line.split(f, '|');
+    std::vector<std::string> rest;
+    for (size_t i = 1; i < f.size(); ++i)
+      rest.push_back(f[i].trim().str());
+    rest.resize(std::max<size_t>(rest.size(), 2));
+    rows[f[0].trim().str()] = std::move(rest);
+  }
+  return rows;
+}
+
 bool terminal(llvm::StringRef state) {
   return state != "PENDING" && state != "RUNNING" && state != "CONFIGURING" &&
          state != "COMPLETING" && state != "REQUEUED" && state != "RESIZING" &&
@@ -333,24 +355,14 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
     }
     // Where each task stands: squeue (jobs the controller still holds),
     // then sacct (finished ones, where accounting is kept).
-    std::map<std::string, std::pair<std::string, std::string>> states;
-    std::string out, err;
     std::string ids;
     for (const std::string &j : live)
       ids += (ids.empty() ? "" : ",") + j;
-    if (!ids.empty() &&
-        capture({"squeue", "-h", "-t", "all", "-j", ids, "-o", "%i|%T|%N"},
-                runDir + "/squeue", out, err) == 0) {
-      llvm::SmallVector<llvm::StringRef> lines;
-      llvm::StringRef(out).split(lines, '\n', -1, false);
-      for (llvm::StringRef line : lines) {
-        llvm::SmallVector<llvm::StringRef> f;
-        line.split(f, '|');
-        if (f.size() >= 2)
-          states[f[0].trim().str()] = {f[1].trim().str(),
-                                      f.size() > 2 ? f[2].trim().str() : ""};
-      }
-    }
+    // "J_K" -> {state, node}
+    std::map<std::string, std::vector<std::string>> states;
+    if (!ids.empty())
+      states = table({"squeue", "-h", "-t", "all", "-j", ids, "-o", "%i|%T|%N"},
+                     runDir + "/squeue");
     std::vector<Task *> again;
     bool needAccounting = false;
     for (Task *t : open) {
@@ -400,10 +412,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
               llvm::consumeError(p.takeError());
             if (!o)
               continue;
-            fp.gpu = o->getString("name").value_or(fp.gpu).str();
-            fp.uuid = o->getString("uuid").value_or(fp.uuid).str();
-            fp.smCount = int(o->getInteger("sm_count").value_or(fp.smCount));
-            fp.clockGHz = o->getNumber("clock_ghz").value_or(fp.clockGHz);
+            applyDeviceProfile(fp, *o);
           }
           devices[m.device] = fp;
         }
@@ -423,7 +432,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
       auto s = states.find(t->job);
       if (s != states.end()) {
         t->unseen = 0;
-        const auto &[state, on] = s->second;
+        const std::string &state = s->second[0], &on = s->second[1];
         if (terminal(state)) {
           // A finished task's feedback may lag on a network filesystem.
           if (state == "COMPLETED" && ++t->unseen < 10)
@@ -448,27 +457,25 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
     }
     if (needAccounting) {
       // Gone from the controller: what accounting says, else lost.
-      std::map<std::string, std::string> acct;
-      if (!ids.empty() &&
-          capture({"sacct", "-n", "-P", "-X", "-j", ids, "-o", "JobID,State"},
-                  runDir + "/sacct", out, err) == 0) {
-        llvm::SmallVector<llvm::StringRef> lines;
-        llvm::StringRef(out).split(lines, '\n', -1, false);
-        for (llvm::StringRef line : lines) {
-          auto [id, state] = line.split('|');
-          acct[id.trim().str()] = state.trim().split(' ').first.str();
-        }
-      }
+      std::map<std::string, std::vector<std::string>> acct;
+      if (!ids.empty())
+        acct = table({"sacct", "-n", "-P", "-X", "-j", ids, "-o", "JobID,State"},
+                     runDir + "/sacct");
       for (Task *t : open)
         if (!t->result && t->unseen >= 6 &&
             std::find(again.begin(), again.end(), t) == again.end()) {
           auto a = acct.find(t->job);
-          if (a != acct.end() && !terminal(a->second))
+          // "CANCELLED by 0": the state's first word.
+          std::string state =
+              a != acct.end()
+                  ? llvm::StringRef(a->second[0]).split(' ').first.str()
+                  : "";
+          if (a != acct.end() && !terminal(state))
             continue;
           if (readText(t->dir + "/feedback." + t->slot + ".json").empty())
             lose(*t,
                  "job " + t->job + " " +
-                     (a != acct.end() ? a->second
+                     (a != acct.end() ? state
                                       : std::string("vanished (neither squeue "
                                                     "nor sacct knows it)")) +
                      " without a feedback",

@@ -41,6 +41,10 @@ llvm::Expected<Measurement> measureOn(::tirx::runtime::WorkerClient &client,
 Fingerprint workerFingerprint(::tirx::runtime::WorkerClient &client,
                               const std::string &target);
 
+/// The device of a runner's profile (docs/worker.md: name, uuid, sm_count,
+/// clock_ghz) into `f`.
+void applyDeviceProfile(Fingerprint &f, const llvm::json::Object &device);
+
 /// The copy bandwidth in `client`'s greeting (0: none).
 double workerCopyGBps(::tirx::runtime::WorkerClient &client);
 

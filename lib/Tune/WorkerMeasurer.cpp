@@ -93,13 +93,16 @@ Fingerprint mlir::tirx::workerFingerprint(rt::WorkerClient &client,
   Fingerprint f = localFingerprint(target);
   // The worker's own device profile, when it has greeted.
   std::optional<json::Value> hello;
-  if (const json::Object *device = greetedDevice(client, hello)) {
-    f.gpu = device->getString("name").value_or(f.gpu).str();
-    f.uuid = device->getString("uuid").value_or(f.uuid).str();
-    f.smCount = int(device->getInteger("sm_count").value_or(f.smCount));
-    f.clockGHz = device->getNumber("clock_ghz").value_or(f.clockGHz);
-  }
+  if (const json::Object *device = greetedDevice(client, hello))
+    applyDeviceProfile(f, *device);
   return f;
+}
+
+void mlir::tirx::applyDeviceProfile(Fingerprint &f, const json::Object &device) {
+  f.gpu = device.getString("name").value_or(f.gpu).str();
+  f.uuid = device.getString("uuid").value_or(f.uuid).str();
+  f.smCount = int(device.getInteger("sm_count").value_or(f.smCount));
+  f.clockGHz = device.getNumber("clock_ghz").value_or(f.clockGHz);
 }
 
 double mlir::tirx::workerCopyGBps(rt::WorkerClient &client) {
