@@ -391,7 +391,9 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
           cancelAll();
           return refuse(RefusalCode::no_device,
                         "job " + t->job + " on " + host +
-                            " found no CUDA device: " + m.message,
+                            " found no CUDA device: " + m.message +
+                            " (the runner's output: " + t->dir + "/runner." +
+                            t->slot + ".log)",
                         "--gres gpu:1 (and a GPU partition) so that each "
                         "task gets a GPU");
         }

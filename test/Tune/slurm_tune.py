@@ -10,7 +10,9 @@ The jobs run the stand-in runner (fake_runner.py: no GPU here). Scenarios:
   cancel   a tune whose first running array task is cancelled with scancel
            (its candidate retried in another job);
   int      a tune interrupted (SIGINT) while its jobs run: it cancels them
-           and stops; then the same command resumes and completes.
+           and stops; then the same command resumes and completes;
+  nodevice the real tirx-run (beside tirx) in a job: its no-device path,
+           a clear refusal naming the job and node, nothing left queued.
 
 usage: slurm_tune.py TIRX SRC_ROOT OUT_DIR"""
 import json
@@ -143,12 +145,13 @@ PartitionName=tirx Nodes={host} Default=YES MaxTime=INFINITE State=UP
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def tune(cluster, ws, output, extra_env, budget):
+def tune(cluster, ws, output, extra_env, budget, stand_in=True):
     env = dict(cluster.env, **extra_env)
     return subprocess.Popen(
         [tirx, "tune", "v1", "--workspace", ws, "--budget", str(budget),
          "--batch", "3", "--top-k", "1", "--executor", "slurm", "--max-jobs", "2",
-         "--shared", os.path.join(out, "shared"), "--runner", runner, "--json"],
+         "--shared", os.path.join(out, "shared"), "--json"] +
+        (["--runner", runner] if stand_in else []),
         env=env, stdout=open(output, "w"), stderr=subprocess.STDOUT)
 
 
@@ -203,6 +206,17 @@ try:
     t = tune(cluster, ws, os.path.join(out, "int2.jsonl"), {}, 6)
     rc = t.wait(60)
     print("int: resumed, exit status %d" % rc)
+
+    # The real runner in a job, on a node without a GPU.
+    ws = os.path.join(out, "nodevice")
+    init(ws)
+    rc = tune(cluster, ws, os.path.join(out, "nodevice.jsonl"), {}, 3,
+              stand_in=False).wait(60)
+    last = json.loads(open(os.path.join(out, "nodevice.jsonl")).readlines()[-1])
+    print("nodevice: exit status %d, %s: %s" % (
+        rc, last["error"]["code"], last["error"]["message"].split(":")[0]))
+    left = wait_for("no job left", lambda: not cluster.tasks() and ["none"], 20)
+    print("nodevice: jobs left queued or running: %s" % left[0])
 finally:
     cluster.stop()
 print("done in %.0f s" % (time.time() - started))
