@@ -36,6 +36,7 @@
 #include "llvm/Support/Program.h"
 
 #include <chrono>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -156,6 +157,7 @@ struct SlurmExecutor::Task {
   std::string job;           // "J_K"
   unsigned attempts = 0;
   std::string lostWhy;       // the first attempt's loss
+  std::string lostOn;        // and its node, when known
   std::optional<Measurement> result;
   int unseen = 0;            // polls with no trace of the task
   bool pinned = false;
@@ -205,7 +207,7 @@ void SlurmExecutor::cancelAll() {
 }
 
 llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned,
-                                  bool oneAtATime) {
+                                  bool oneAtATime, const std::string &exclude) {
   if (runDir.empty()) {
     // One directory per tune process: nothing of another run is reused.
     runDir = options.shared + "/run-" + std::to_string(getpid()) + "-" +
@@ -282,6 +284,8 @@ llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned,
     argv.push_back("--gres=" + options.gres);
   if (pinned && !node.empty())
     argv.push_back("--nodelist=" + node);
+  if (!exclude.empty())
+    argv.push_back("--exclude=" + exclude);
   argv.insert(argv.end(), options.extra.begin(), options.extra.end());
   argv.push_back(dir + "/job.sh");
   std::string out, err;
@@ -322,10 +326,17 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
     if (llvm::Error e = submit(toSubmit, pinned, oneAtATime))
       return std::move(e);
 
+  // "J_K" -> {state, node}, from the last squeue
+  std::map<std::string, std::vector<std::string>> states;
   auto lose = [&](Task &t, const std::string &why,
                   std::vector<Task *> &again) {
     if (t.attempts < 2) { // retried once, in another job
       t.lostWhy = why;
+      // Its node: squeue's, else what the job wrote.
+      auto s = states.find(t.job);
+      t.lostOn = s != states.end() ? s->second[1] : "";
+      if (t.lostOn.empty())
+        t.lostOn = llvm::StringRef(readText(t.dir + "/where")).split(' ').first.str();
       ++retried;
       again.push_back(&t);
       return;
@@ -358,8 +369,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
     std::string ids;
     for (const std::string &j : live)
       ids += (ids.empty() ? "" : ",") + j;
-    // "J_K" -> {state, node}
-    std::map<std::string, std::vector<std::string>> states;
+    states.clear();
     if (!ids.empty())
       states = table({"squeue", "-h", "-t", "all", "-j", ids, "-o", "%i|%T|%N"},
                      runDir + "/squeue");
@@ -485,9 +495,25 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
         }
     }
     if (!again.empty()) {
-      // The retry goes where the scheduler puts it (a pinned one too: its
-      // node may be the one lost).
-      if (llvm::Error e = submit(again, false, oneAtATime))
+      // Elsewhere: not on the nodes that lost them, where the partition has
+      // others (a pinned one too: its node may be the one lost).
+      std::set<std::string> lost;
+      for (Task *t : again)
+        if (!t->lostOn.empty() && t->lostOn != "(null)")
+          lost.insert(t->lostOn);
+      std::vector<std::string> sinfo = {"sinfo", "-h", "-N", "-o", "%N|"};
+      if (!options.partition.empty())
+        sinfo.push_back("--partition=" + options.partition);
+      std::string exclude;
+      for (const auto &[name, rest] : table(sinfo, runDir + "/sinfo"))
+        if (!lost.count(name))
+          exclude = " "; // another node exists
+      if (!exclude.empty()) {
+        exclude.clear();
+        for (const std::string &n : lost)
+          exclude += (exclude.empty() ? "" : ",") + n;
+      }
+      if (llvm::Error e = submit(again, false, oneAtATime, exclude))
         return std::move(e);
       continue;
     }

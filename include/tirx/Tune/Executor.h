@@ -115,7 +115,7 @@ private:
   run(const std::vector<MeasureRequest> &requests, bool pinned,
       bool oneAtATime);
   llvm::Error submit(std::vector<Task *> &tasks, bool pinned,
-                     bool oneAtATime);
+                     bool oneAtATime, const std::string &exclude = "");
   void cancelAll();
 
   Session &session;
