@@ -24,7 +24,21 @@ import signal
 import sys
 import time
 
-DEVICE = os.environ.get("CUDA_VISIBLE_DEVICES", "0")
+
+
+def first_env(name, default):
+    """The first NAME= entry of the environment, as getenv (and the CUDA
+    driver) reads it; os.environ keeps the last."""
+    try:
+        for entry in open("/proc/self/environ", "rb").read().split(b"\0"):
+            if entry.startswith(name.encode() + b"="):
+                return entry.split(b"=", 1)[1].decode()
+    except OSError:
+        pass
+    return os.environ.get(name, default)
+
+
+DEVICE = first_env("CUDA_VISIBLE_DEVICES", "0")
 GBPS = float(os.environ.get("FAKE_RUNNER_GBPS", "3000"))
 
 
