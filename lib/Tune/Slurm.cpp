@@ -407,7 +407,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
                         "--gres gpu:1 (and a GPU partition) so that each "
                         "task gets a GPU");
         }
-        m.device = "slurm:" + host + "/gpu" + gpu;
+        m.device = "slurm:" + host + (gpu == "none" ? "" : "/gpu" + gpu);
         if (!devices.count(m.device)) {
           // The device profile tirx-run measured on that node.
           Fingerprint fp = localFingerprint(session.workspace().target());
@@ -548,7 +548,8 @@ SlurmExecutor::measureSeries(const std::vector<MeasureRequest> &requests) {
 
 Fingerprint SlurmExecutor::fingerprint() {
   for (const auto &[device, fp] : devices)
-    if (llvm::StringRef(device).starts_with("slurm:" + node + "/"))
+    if (device == "slurm:" + node ||
+        llvm::StringRef(device).starts_with("slurm:" + node + "/"))
       return fp;
   return localFingerprint(session.workspace().target());
 }
