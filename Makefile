@@ -10,7 +10,8 @@ JOBS        ?= $(shell nproc)
 DEB_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools \
                 nlohmann-json3-dev libgtest-dev cmake ninja-build ccache \
                 python3 zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev \
-                libxml2-dev python3-jsonschema chromium
+                libxml2-dev python3-jsonschema chromium \
+                slurm-wlm munge
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

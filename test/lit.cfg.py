@@ -70,6 +70,12 @@ if shutil.which("chromium"):
 
 if os.path.exists(os.path.join(config.cuda_home, "bin", "ptxas")):
     config.available_features.add("ptxas")
+# A single-node Slurm cluster that test/Tune/slurm.test starts and stops
+# itself: Debian's slurm-wlm and munge (make deps installs them), as root.
+if os.geteuid() == 0 and all(shutil.which(t) for t in (
+        "slurmctld", "slurmd", "munged", "sbatch", "squeue", "scancel",
+        "scontrol")):
+    config.available_features.add("slurm")
 
 
 sys.path.insert(0, os.path.dirname(__file__))

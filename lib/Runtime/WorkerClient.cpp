@@ -127,9 +127,18 @@ std::string WorkerClient::start() {
   for (std::string &a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The inherited environment less the names config.environment sets
+  // (getenv, and so the CUDA driver, takes the first of two entries).
   std::vector<std::string> env;
-  for (char **e = environ; *e; ++e)
-    env.push_back(*e);
+  for (char **e = environ; *e; ++e) {
+    std::string entry = *e;
+    std::string name = entry.substr(0, entry.find('=') + 1);
+    bool replaced = false;
+    for (const std::string &c : config.environment)
+      replaced |= !name.empty() && c.compare(0, name.size(), name) == 0;
+    if (!replaced)
+      env.push_back(entry);
+  }
   env.insert(env.end(), config.environment.begin(), config.environment.end());
   std::vector<char *> envp;
   for (std::string &e : env)

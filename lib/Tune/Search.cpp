@@ -151,6 +151,16 @@ json::Object Measurement::toJSON() const {
     o["bottleneck"] = bottleneck;
   if (counters)
     o["counters"] = json::Object(*counters);
+  if (!device.empty())
+    o["device"] = device;
+  if (copyGBps > 0)
+    o["copy_gbps"] = copyGBps;
+  if (scale != 1)
+    o["scale"] = scale;
+  if (attempts != 1)
+    o["attempts"] = int64_t(attempts);
+  if (!retried.empty())
+    o["retried"] = retried;
   return o;
 }
 
@@ -163,6 +173,7 @@ Measurement Measurement::ofFeedback(const json::Object &f) {
   if (const json::Object *c = f.getObject("counters"))
     if (c->getString("status").value_or("not_requested") != "not_requested")
       m.counters = *c;
+  m.copyGBps = f.getNumber("copy_bandwidth_gbs").value_or(0);
   llvm::StringRef launch = f.getString("launch_status").value_or("");
   std::string error = f.getString("error").value_or("").str();
   if (f.getString("compile_status") == "error") {
@@ -195,7 +206,39 @@ Measurement Measurement::fromJSON(const json::Object &o) {
   m.bottleneck = o.getString("bottleneck").value_or("").str();
   if (const json::Object *c = o.getObject("counters"))
     m.counters = *c;
+  m.device = o.getString("device").value_or("").str();
+  m.copyGBps = o.getNumber("copy_gbps").value_or(0);
+  m.scale = o.getNumber("scale").value_or(1);
+  m.attempts = unsigned(o.getInteger("attempts").value_or(1));
+  m.retried = o.getString("retried").value_or("").str();
   return m;
+}
+
+llvm::Expected<std::vector<Measurement>>
+Measurer::measureBatch(const std::vector<MeasureRequest> &requests) {
+  return measureSeries(requests);
+}
+
+llvm::Expected<std::vector<Measurement>>
+Measurer::measureSeries(const std::vector<MeasureRequest> &requests) {
+  std::vector<Measurement> out;
+  for (const MeasureRequest &r : requests) {
+    if (tuneInterrupted()) {
+      Measurement m;
+      m.code = "interrupted";
+      out.push_back(std::move(m));
+      continue;
+    }
+    llvm::Expected<Measurement> m = measure(r);
+    if (!m)
+      return m.takeError();
+    if (tuneInterrupted()) { // possibly cut short (the worker got SIGINT too)
+      m->code = "interrupted";
+      m->message.clear();
+    }
+    out.push_back(std::move(*m));
+  }
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -206,6 +249,11 @@ namespace {
 std::atomic<bool> interrupted{false};
 
 void onInterrupt(int) { interrupted = true; }
+} // namespace
+
+bool mlir::tirx::tuneInterrupted() { return interrupted; }
+
+namespace {
 
 /// SIGINT and SIGTERM stop the loop between steps (the work in flight
 /// finishes and is recorded); restored when the tune ends.
@@ -405,10 +453,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     TuningRecord r;
     r.workload = workload;
     r.schedule = json::Array(c.built.schedule);
-    r.medianUs = m.medianUs;
+    r.medianUs = m.deviceUs(); // as measured, on the device that measured it
     r.samples = m.samples;
     r.correctness = m.correctness;
-    r.where = *where;
+    r.where = m.device.empty() ? *where : measurer->fingerprintOf(m);
     r.time = "";
     ++appended;
     if (!seeded) { // this tune's own figures are no starting point
@@ -591,6 +639,45 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     std::vector<Proposal> &batch = current.batch;
     std::vector<Built> &results = current.results;
     bool progressMade = false;
+    // The batch's screening runs, submitted together: an executor
+    // (Executor.h) runs them on all its devices at once.
+    std::map<std::string, Measurement> screenedNow; // by digest
+    if (measuring) {
+      std::vector<MeasureRequest> requests;
+      std::vector<std::string> digests;
+      std::set<std::string> failed = failedBuilds;
+      size_t count = candidates.size() + failedBuilds.size();
+      for (const Built &b : results) {
+        if (count >= options.budget)
+          break;
+        if (!b.mapped) {
+          count += failed.insert(b.digest + " " + b.error.substr(0, b.error.find(':'))).second;
+          continue;
+        }
+        if (byDigest.count(b.digest) || state.screened.count(b.digest) ||
+            std::find(digests.begin(), digests.end(), b.digest) != digests.end())
+          continue;
+        MeasureRequest request = options.screening;
+        request.version = b.version;
+        requests.push_back(std::move(request));
+        digests.push_back(b.digest);
+        ++count;
+      }
+      if (requests.size() > 1) {
+        double before = elapsed();
+        llvm::Expected<std::vector<Measurement>> ms =
+            measurer->measureBatch(requests);
+        if (!ms)
+          return ms.takeError();
+        // The mean time of one measurement on one device (the reserve of
+        // timeLeft: the full checks run on one).
+        measureSeconds += (elapsed() - before) *
+                          std::min<double>(requests.size(), measurer->slots());
+        measured += unsigned(requests.size());
+        for (size_t k = 0; k < ms->size() && k < digests.size(); ++k)
+          screenedNow[digests[k]] = std::move((*ms)[k]);
+      }
+    }
     for (size_t i = 0; i < batch.size(); ++i) {
       const Built &b = results[i];
       for (const auto &[code, n] : b.refusals)
@@ -618,7 +705,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
                         c.screened ? costOf(*c.screened) : NAN);
         continue;
       }
-      if (full || interrupted)
+      auto measuredNow = screenedNow.find(b.digest);
+      bool done = measuredNow != screenedNow.end() &&
+                  measuredNow->second.code != "interrupted";
+      if (full || (interrupted && !done))
         continue; // beyond the budget: not observed, proposed again later
       progressMade = true;
       Candidate c;
@@ -632,13 +722,22 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
         if (fresh) {
           MeasureRequest request = options.screening;
           request.version = b.version;
+          auto now = measuredNow;
           double before = elapsed();
-          llvm::Expected<Measurement> m = measurer->measure(request);
-          measureSeconds += elapsed() - before;
-          ++measured;
+          llvm::Expected<Measurement> m =
+              now != screenedNow.end() ? llvm::Expected<Measurement>(now->second)
+                                       : measurer->measure(request);
+          if (now == screenedNow.end()) {
+            measureSeconds += elapsed() - before;
+            ++measured;
+          }
           if (!m)
             return m.takeError();
-          if (interrupted)
+          if (m->code == "interrupted") {
+            interrupted = true; // the executor saw it first
+            continue; // not run before the interrupt: measured by a rerun
+          }
+          if (interrupted && now == screenedNow.end())
             break; // a run cut short by the interrupt: not recorded
           c.screened = *m;
           if (llvm::Error e = record(json::Object{
@@ -771,19 +870,46 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     leaders.push_back(const_cast<Candidate *>(baseline));
   say("phase", json::Object{{"phase", "full"},
                             {"leaders", int64_t(leaders.size())}});
+  // The full checks in one series on the reference device (an executor
+  // submits them together).
+  std::map<std::string, Measurement> fullNow; // by digest
+  {
+    std::vector<MeasureRequest> requests;
+    std::vector<std::string> digests;
+    for (Candidate *c : leaders)
+      if (!state.full.count(c->built.digest)) {
+        MeasureRequest request = options.full;
+        request.version = c->built.version;
+        requests.push_back(std::move(request));
+        digests.push_back(c->built.digest);
+      }
+    if (requests.size() > 1 && !interrupted) {
+      llvm::Expected<std::vector<Measurement>> ms =
+          measurer->measureSeries(requests);
+      if (!ms)
+        return ms.takeError();
+      for (size_t k = 0; k < ms->size() && k < digests.size(); ++k)
+        fullNow[digests[k]] = std::move((*ms)[k]);
+    }
+  }
   for (Candidate *c : leaders) {
-    if (interrupted)
+    auto now = fullNow.find(c->built.digest);
+    if (interrupted && now == fullNow.end())
       break;
     auto known = state.full.find(c->built.digest);
     bool fresh = known == state.full.end();
     if (fresh) {
       MeasureRequest request = options.full;
       request.version = c->built.version;
-      llvm::Expected<Measurement> m = measurer->measure(request);
+      llvm::Expected<Measurement> m =
+          now != fullNow.end() ? llvm::Expected<Measurement>(now->second)
+                               : measurer->measure(request);
       if (!m)
         return m.takeError();
-      if (interrupted)
+      if (m->code == "interrupted" || (interrupted && now == fullNow.end())) {
+        interrupted = true;
         break;
+      }
       c->full = *m;
       if (llvm::Error e = record(json::Object{{"kind", "measured"},
                                               {"digest", c->built.digest},
@@ -821,20 +947,23 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   // Paired, interleaved runs: A B A B ... so that drifts hit both.
   auto compare = [&](Candidate *a, Candidate *b) -> llvm::Expected<json::Object> {
     std::vector<double> sa, sb;
-    for (unsigned i = 0; i < options.pairs && !interrupted; ++i) {
-      MeasureRequest request = options.paired;
-      request.version = a->built.version;
-      llvm::Expected<Measurement> ma = measurer->measure(request);
-      if (!ma)
-        return ma.takeError();
-      request.version = b->built.version;
-      llvm::Expected<Measurement> mb = measurer->measure(request);
-      if (!mb)
-        return mb.takeError();
-      if (!ma->ok() || !mb->ok())
+    std::vector<MeasureRequest> series;
+    for (unsigned i = 0; i < options.pairs; ++i)
+      for (Candidate *x : {a, b}) {
+        MeasureRequest request = options.paired;
+        request.version = x->built.version;
+        series.push_back(std::move(request));
+      }
+    llvm::Expected<std::vector<Measurement>> runs =
+        measurer->measureSeries(series);
+    if (!runs)
+      return runs.takeError();
+    for (size_t i = 0; i + 1 < runs->size(); i += 2) {
+      const Measurement &ma = (*runs)[i], &mb = (*runs)[i + 1];
+      if (!ma.ok() || !mb.ok())
         continue;
-      sa.push_back(ma->medianUs);
-      sb.push_back(mb->medianUs);
+      sa.push_back(ma.medianUs);
+      sb.push_back(mb.medianUs);
     }
     Comparison c = comparePaired(sa, sb, 0.95, 2000, options.seed);
     json::Object o = comparisonJSON(c, a->built.version, b->built.version,

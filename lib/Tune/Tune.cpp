@@ -91,8 +91,43 @@ llvm::Expected<Result> mlir::tirx::tuneWorkspace(Session &session,
                            building);
   std::unique_ptr<Measurer> measurer;
   WorkerMeasurer *worker = nullptr;
+  LocalExecutor *local = nullptr;
+  SlurmExecutor *slurm = nullptr;
+  if (!options.gpus.empty() && options.executor.empty())
+    options.executor = "local";
+  if (!options.executor.empty() && options.executor != "local" &&
+      options.executor != "slurm")
+    return refuse(RefusalCode::usage,
+                  "unknown executor '" + options.executor + "'",
+                  "--executor is local (--gpus all|0,1,...) or slurm");
+  if (options.executor == "slurm" && !options.gpus.empty())
+    return refuse(RefusalCode::usage,
+                  "--gpus names local GPUs; with --executor slurm each job "
+                  "gets its GPU from Slurm",
+                  "--gres gpu:1 asks Slurm for one GPU per task");
+  if (!options.executor.empty() && options.measure != "worker")
+    return refuse(RefusalCode::usage,
+                  "--measure run measures on this host only",
+                  "leave --measure out with --gpus or --executor");
   if (search.compileOnly) {
     // nothing measured
+  } else if (options.executor == "local") {
+    llvm::Expected<std::vector<std::string>> gpus =
+        parseGpus(options.gpus.empty() ? "all" : options.gpus);
+    if (!gpus)
+      return gpus.takeError();
+    auto e = std::make_unique<LocalExecutor>(session, options.runner, *gpus);
+    local = e.get();
+    measurer = std::move(e);
+  } else if (options.executor == "slurm") {
+    if (llvm::Error e = SlurmExecutor::check())
+      return std::move(e);
+    SlurmOptions so = options.slurm;
+    if (so.runner.empty())
+      so.runner = options.runner;
+    auto e = std::make_unique<SlurmExecutor>(session, so);
+    slurm = e.get();
+    measurer = std::move(e);
   } else if (options.measure == "run") {
     measurer = std::make_unique<SessionMeasurer>(session, options.runner);
   } else {
@@ -123,6 +158,17 @@ llvm::Expected<Result> mlir::tirx::tuneWorkspace(Session &session,
   (*report)["measure"] = search.compileOnly ? "none" : options.measure;
   if (worker)
     (*report)["workers_started"] = worker->workersStarted();
+  if (local)
+    (*report)["executor"] =
+        json::Object{{"kind", "local"},
+                     {"gpus", int64_t(local->slots())},
+                     {"workers_started", local->workersStarted()},
+                     {"retried", int64_t(local->retries())}};
+  if (slurm) {
+    json::Object s = slurm->summary();
+    s["kind"] = "slurm";
+    (*report)["executor"] = std::move(s);
+  }
   out.text = llvm::formatv("tune {0} from {1} ({2}): {3} candidates, {4} "
                            "failed builds, {5} duplicates in {6:f1} s\n",
                            id, start->version, search.policy,

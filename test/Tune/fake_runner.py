@@ -7,11 +7,66 @@ computed from the bundle's manifest (wider accesses, 512 threads a block and
 enough blocks are faster; a little noise from the call count), correctness
 "pass". It lets the measuring path of `tirx tune` (screening, full check,
 paired runs, database) be tested without a device. Calls are counted in
-FAKE_RUNNER_LOG when set."""
+FAKE_RUNNER_LOG when set.
+
+The executors' test hooks (docs/scale-out.md), all off unless set: the
+device is named by CUDA_VISIBLE_DEVICES (uuid GPU-fake-<it>, copy bandwidth
+FAKE_RUNNER_GBPS, default 3000); FAKE_RUNNER_BUSY=DIR: a measurement holds
+DIR/<device> (O_EXCL) while it runs, and fails as "shared GPU" if another
+holds it; FAKE_RUNNER_SLEEP=S: each screening run (10 samples or fewer) takes S
+seconds;
+FAKE_RUNNER_DIE_ONCE=FILE: the first measurement to create FILE kills its
+own process (a lost worker or job)."""
 import json
 import math
 import os
+import signal
 import sys
+import time
+
+
+
+def first_env(name, default):
+    """The first NAME= entry of the environment, as getenv (and the CUDA
+    driver) reads it; os.environ keeps the last."""
+    try:
+        for entry in open("/proc/self/environ", "rb").read().split(b"\0"):
+            if entry.startswith(name.encode() + b"="):
+                return entry.split(b"=", 1)[1].decode()
+    except OSError:
+        pass
+    return os.environ.get(name, default)
+
+
+DEVICE = first_env("CUDA_VISIBLE_DEVICES", "0")
+GBPS = float(os.environ.get("FAKE_RUNNER_GBPS", "3000"))
+
+
+def hooks_before(samples):
+    """The executors' test hooks; returns the lock to release, or an error."""
+    die = os.environ.get("FAKE_RUNNER_DIE_ONCE")
+    if die:
+        try:
+            os.close(os.open(die, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            os.kill(os.getpid(), signal.SIGKILL)
+        except FileExistsError:
+            pass
+    busy = os.environ.get("FAKE_RUNNER_BUSY")
+    lock = None
+    if busy:
+        lock = os.path.join(busy, "gpu" + DEVICE)
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return None, "shared GPU: another measurement holds " + lock
+    if samples <= 10:
+        time.sleep(float(os.environ.get("FAKE_RUNNER_SLEEP", "0")))
+    return lock, ""
+
+
+def hooks_after(lock):
+    if lock:
+        os.unlink(lock)
 
 
 def feedback_of(bundle, samples, inputs, ir_version):
@@ -41,8 +96,18 @@ def feedback_of(bundle, samples, inputs, ir_version):
         "sample_count": samples, "bytes_moved": 0, "flops": 0,
         "correctness": "pass", "correctness_inputs": inputs,
         "correctness_detail": "", "buffers": [], "bottleneck": "memory_bound",
-        "ghost_check": "caught", "plausible": True,
+        "ghost_check": "caught", "plausible": True, "copy_bandwidth_gbs": GBPS,
     }
+
+
+def measured(bundle, samples, inputs, ir_version):
+    lock, error = hooks_before(samples)
+    fb = feedback_of(bundle, samples, inputs, ir_version)
+    if error:
+        fb.update({"launch_status": "error", "error": error,
+                   "correctness": "not_checked"})
+    hooks_after(lock)
+    return fb
 
 
 args = sys.argv[1:]
@@ -52,13 +117,14 @@ if "--worker" in args:
         req = json.loads(line)
         if req.get("op") == "ping":
             answer = {"protocol": 1, "id": req.get("id"), "status": "ok", "seed": 1,
-                      "pid": os.getpid(), "device": {"name": "fake", "uuid": "GPU-fake",
-                                                     "sm_count": 132, "clock_ghz": 1.98}}
+                      "pid": os.getpid(), "device": {"name": "fake", "uuid": "GPU-fake-" + DEVICE,
+                                                     "sm_count": 132, "clock_ghz": 1.98,
+                                                     "copy_bandwidth_gbs": GBPS}}
         elif req.get("op") == "quit":
             break
         else:
             screen = req.get("mode") == "screen"
-            fb = feedback_of(req["bundle"], req.get("samples") or (10 if screen else 100),
+            fb = measured(req["bundle"], req.get("samples") or (10 if screen else 100),
                              req.get("inputs") or (1 if screen else 3),
                              req.get("ir_version", ""))
             answer = {"protocol": 1, "id": req.get("id"), "status": "ok", "feedback": fb,
@@ -69,8 +135,12 @@ if "--worker" in args:
 bundle = args[0]
 opts = {args[i]: args[i + 1] for i in range(1, len(args) - 1)
         if args[i].startswith("--") or args[i] == "-o"}
-feedback = feedback_of(bundle, int(opts.get("--samples", "100")),
+feedback = measured(bundle, int(opts.get("--samples", "100")),
                        int(opts.get("--inputs", "3")), opts.get("--ir-version", ""))
 with open(opts["-o"], "w") as f:
     json.dump(feedback, f)
+if "--profile-dir" in opts:  # tirx-run caches the device profile there
+    with open(os.path.join(opts["--profile-dir"], "device-fake-%s.json" % DEVICE), "w") as f:
+        json.dump({"name": "fake", "uuid": "GPU-fake-" + DEVICE, "sm_count": 132,
+                   "clock_ghz": 1.98, "copy_bandwidth_gbs": GBPS}, f)
 sys.exit(0)

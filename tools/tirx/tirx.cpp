@@ -76,13 +76,17 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  server answers (and cancels) meanwhile
   tune vN [--budget N] [--time S] [--policy evolutionary|mcts|random|greedy]
          [--seed N] [--db FILE] [--compile-only] [--jobs N] [--top-k K] [--batch N]
-         [--measure worker|run] [--runner TIRX-RUN] [--counters]
+         [--measure worker|run] [--runner TIRX-RUN] [--counters] [--gpus all|0,1,...]
+         [--executor slurm [--partition P] [--gres gpu:1] [--max-jobs N]
+                           [--shared DIR]]
                                  search schedules from vN (each candidate a version),
                                  build them in parallel, screen each with tirx-run,
                                  check and time the best k in full, rank the leaders
                                  by paired runs; a rerun resumes (docs/tune.md);
                                  --counters: the best k also through Nsight
-                                 Compute (docs/counters.md)
+                                 Compute (docs/counters.md);
+                                 --gpus: a worker per GPU; --executor slurm:
+                                 sbatch job arrays (docs/scale-out.md)
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
          [--counters]            lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
@@ -246,9 +250,15 @@ Expected<Result> tune(Session &s, const Invocation &inv) {
   options.runner = inv.option("--runner");
   options.measure = inv.option("--measure", options.measure);
   search.full.counters = inv.has("--counters");
+  options.gpus = inv.option("--gpus");
+  options.executor = inv.option("--executor");
+  options.slurm.partition = inv.option("--partition");
+  options.slurm.gres = inv.option("--gres");
+  options.slurm.shared = inv.option("--shared");
   for (auto [flag, field] :
        {std::pair{"--budget", &search.budget}, std::pair{"--top-k", &search.topK},
-        std::pair{"--jobs", &options.jobs}, std::pair{"--batch", &search.batch}})
+        std::pair{"--jobs", &options.jobs}, std::pair{"--batch", &search.batch},
+        std::pair{"--max-jobs", &options.slurm.maxJobs}})
     if (inv.has(flag)) {
       Expected<int64_t> n = intOption(inv, flag);
       if (!n)
@@ -479,7 +489,8 @@ int TIRX_MAIN(int argc, char **argv) {
       "--device",    "--action",  "--policy",  "--recipe", "--child-seconds",
       "--child-memory-mb", "--max-steps", "--peer", "-o", "--budget",
       "--time", "--db", "--jobs", "--top-k", "--batch", "--runner",
-      "--measure"};
+      "--measure", "--gpus", "--executor", "--partition", "--gres",
+      "--max-jobs", "--shared"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {

@@ -132,6 +132,19 @@ struct Measurement {
   std::string bottleneck; // the runner's classifier (Knowledge.h)
   /// The feedback's `counters` object when they were asked for.
   std::optional<llvm::json::Object> counters;
+  /// Where it ran, for an executor with several devices (Executor.h):
+  /// "gpu1", "slurm:node7/gpu0"; "" for a measurer with one device.
+  std::string device;
+  double copyGBps = 0; // that device's measured copy bandwidth (0: unknown)
+  /// medianUs is the device's time times `scale`: 1 on the reference device
+  /// (and devices within 3% of its copy bandwidth), else the ratio of the
+  /// bandwidths, so that screening times of different GPUs compare.
+  double scale = 1;
+  unsigned attempts = 1; // 2: its first worker or job failed (retried once)
+  std::string retried;   // why the first attempt gave nothing
+
+  /// The time as measured on `device`.
+  double deviceUs() const { return scale > 0 ? medianUs / scale : medianUs; }
 
   bool ok() const { return code.empty() && correctness == "pass" && medianUs > 0; }
   llvm::json::Object toJSON() const;
@@ -151,7 +164,32 @@ public:
   virtual llvm::Expected<Measurement> measure(const MeasureRequest &request) = 0;
   /// Where the figures come from; known after the first measurement.
   virtual Fingerprint fingerprint() = 0;
+
+  // An executor (Executor.h) has several measurements in flight: single
+  // measure() calls (full checks, paired runs) go to its reference device,
+  // batches are spread over all of them, never two on one GPU at a time.
+
+  /// How many measurements run at once.
+  virtual unsigned slots() const { return 1; }
+  /// Measures `requests`; the results in their order. Once the tune is
+  /// interrupted (tuneInterrupted()), those not done come back with code
+  /// "interrupted" (not recorded: measured again by a rerun). This one
+  /// measures them one after the other.
+  virtual llvm::Expected<std::vector<Measurement>>
+  measureBatch(const std::vector<MeasureRequest> &requests);
+  /// Measures `requests` in their order, one at a time, on the reference
+  /// device (paired runs: A B A B ...); interrupted ones as measureBatch's.
+  /// This one calls measure() for each.
+  virtual llvm::Expected<std::vector<Measurement>>
+  measureSeries(const std::vector<MeasureRequest> &requests);
+  /// The fingerprint of the device that took `m` (its tuning record's).
+  virtual Fingerprint fingerprintOf(const Measurement &m) {
+    return fingerprint();
+  }
 };
+
+/// Whether SIGINT or SIGTERM asked the running tune to stop.
+bool tuneInterrupted();
 
 /// A search policy: proposes genomes, learns from outcomes. Deterministic
 /// given its seed and the outcomes it observes.

@@ -14,6 +14,7 @@
 #define TIRX_TUNE_TUNE_H
 
 #include "tirx/Harness/Session.h"
+#include "tirx/Tune/Executor.h"
 #include "tirx/Tune/Search.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -27,6 +28,11 @@ struct WorkspaceTuneOptions {
   /// worker: a persistent tirx-run --worker (fast); run: one tirx-run
   /// process per measurement (Session::run).
   std::string measure = "worker";
+  /// Where measurements run (docs/scale-out.md): "" (one worker, one GPU),
+  /// local (one worker per GPU of `gpus`) or slurm (job arrays).
+  std::string executor;
+  std::string gpus;   // all | 0,1,...: implies executor local
+  SlurmOptions slurm;
   /// Where progress goes: JSON lines (one per event), a progress bar (a
   /// terminal), or nothing.
   llvm::raw_ostream *jsonLines = nullptr;
