@@ -326,9 +326,18 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   steps.push_back(std::move(s));
 }
 
-/// The steps of any other linalg op.
+/// Threads of a block that holds one row of `extent` elements of an
+/// elementwise op: what its tile_to_threads step takes (0: none fits).
+int64_t rowBlockThreads(int64_t extent, unsigned elementBytes) {
+  std::vector<std::vector<int64_t>> per =
+      perThreadCandidates({1, extent}, elementBytes, true);
+  return per.empty() ? 0 : extent / per.front().back();
+}
+
+/// The steps of any other linalg op. `rowThreads`: the block's threads when
+/// the op shares a row block with an elementwise op (a fused normalization).
 void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
-             std::vector<Step> &steps) {
+             std::vector<Step> &steps, int64_t rowThreads = 0) {
   std::string at = op.name + "#" + std::to_string(op.index);
   size_t n = op.extents.size();
   bool reduces = anyReduction(op);
@@ -347,7 +356,43 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   if (reduces)
     kind = chooseReduction(product(parallelExtents), product(reductionExtents),
                            parallelFirst);
-  bool vectorizable = !reduces && op.contiguous && n <= 3;
+  // A 4-D op's thread tile is as contiguous as a 3-D one's: vectors too.
+  bool vectorizable =
+      !reduces && op.contiguous && (n <= 3 || op.stage == Stage::Thread);
+  bool transposed = !reduces && n == 2 && op.stridedInput >= 0 &&
+                    op.extents[0] > 0 && op.extents[0] % 64 == 0 &&
+                    op.extents[1] > 0 && op.extents[1] % 64 == 0;
+  // x.permute(0, 2, 1, 3): the innermost loop unpermuted, on the threads
+  // in vectors (tile_to_threads [0, 0, 1, w]); rows of it per block.
+  bool rows4 = !reduces && n == 4 && op.contiguous && !dynamic(op);
+  int64_t rowWidth = rows4 ? vectorWidths(op.elementBytes, op.extents[3]).front() : 1;
+  int64_t rowLanes = rows4 ? op.extents[3] / rowWidth : 0;
+
+  if (op.stage == Stage::Top && transposed) {
+    // A transpose: 64 x 64 tiles, staged in shared memory next (both the
+    // reads and the writes along rows).
+    Step s;
+    s.why = at + ": 64 x 64 tiles of a transpose";
+    s.candidates.push_back(action(
+        "tile_to_blocks", json::Object{{"tile_sizes", ints({64, 64})}}, &op));
+    steps.push_back(std::move(s));
+    return;
+  }
+  if (op.stage == Stage::Top && rows4 && rowLanes <= 256) {
+    int64_t rowsPerBlock = 0;
+    for (int64_t r : divisors(op.extents[2], 256 / rowLanes))
+      if ((r * rowLanes) % 32 == 0)
+        rowsPerBlock = r;
+    if (rowsPerBlock) {
+      Step s;
+      s.why = at + ": blocks of rows, the innermost loop on the threads";
+      s.candidates.push_back(action(
+          "tile_to_blocks",
+          json::Object{{"tile_sizes", ints({1, 1, rowsPerBlock})}}, &op));
+      steps.push_back(std::move(s));
+      return;
+    }
+  }
 
   if (op.stage == Stage::Top) {
     Step s;
@@ -404,19 +449,58 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   }
   if (op.stage == Stage::Block) {
     Step s;
+    // The fill that fuse_into moved in front of a fused reduction (a few
+    // elements in shared memory): every thread writes it; nothing to map.
+    if (op.name == "linalg.fill" && !dynamic(op) && product(op.extents) < 32)
+      return;
     // A block of one output row (tiled so at the top): its threads share
-    // the row. A block of several outputs: a thread per output.
+    // the row (all the block's threads where an elementwise op shares the
+    // block). A block of several outputs: a thread per output.
     if (reduces && product(parallelExtents) == 1) {
       s.why = at + ": the row shared by the block's threads";
-      for (int64_t t : blockReduceThreads(reductionExtents.empty()
-                                              ? 1
-                                              : product(reductionExtents)))
+      std::vector<int64_t> threads = blockReduceThreads(
+          reductionExtents.empty() ? 1 : product(reductionExtents));
+      if (rowThreads) {
+        llvm::erase(threads, rowThreads);
+        threads.insert(threads.begin(), rowThreads);
+      }
+      for (int64_t t : threads)
         s.candidates.push_back(
             action("reduce_in_block", json::Object{{"threads", t}}, &op));
       steps.push_back(std::move(s));
       return;
     }
-    s.why = at + ": elements per thread";
+    // A transpose's tile: the input tile in shared memory, rows padded by
+    // one element (a column read spreads over the 32 banks).
+    std::string pKey = opKey("promote_to_shared", op);
+    if (transposed && !op.promoted && !op.inLoop && !has(skipped, pKey)) {
+      s.why = at + ": the transposed tile in shared memory";
+      s.optional = true;
+      s.key = pKey;
+      s.candidates.push_back(action(
+          "promote_to_shared",
+          json::Object{{"operands", json::Array{op.stridedInput}},
+                       {"padding", 1}},
+          &op));
+      steps.push_back(std::move(s));
+      return;
+    }
+    // Then each thread takes a column of the output tile: a warp writes
+    // a row, and reads the staged tile down a padded column.
+    if (transposed && op.promoted)
+      for (int64_t k : {8, 4, 16, 2})
+        if (op.extents[0] % k == 0 && validThreads(op.extents[0] / k * op.extents[1]))
+          s.candidates.push_back(action(
+              "tile_to_threads",
+              json::Object{{"elements_per_thread", ints({k, 1})}}, &op));
+    if (rows4 && rowLanes > 0)
+      for (int64_t w : vectorWidths(op.elementBytes, op.extents[3]))
+        if (validThreads(op.extents[2] * (op.extents[3] / w)))
+          s.candidates.push_back(action(
+              "tile_to_threads",
+              json::Object{{"elements_per_thread", ints({0, 0, 1, w})}}, &op));
+    if (s.why.empty())
+      s.why = at + ": elements per thread";
     std::vector<int64_t> tile;
     for (size_t i = 0; i < n && tile.size() < 3; ++i)
       tile.push_back(op.reduction[i] ? 0 : op.extents[i]);
@@ -477,6 +561,74 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   if (!s.candidates.empty())
     steps.push_back(std::move(s));
 }
+/// Normalizations (softmax, layer norm, RMSNorm): row reductions
+/// ([rows, C], the reduction last) and elementwise ops over the same rows,
+/// the last one elementwise, linked through buffers the function allocates.
+/// One kernel: a block per row of the last op, each producer fused into it
+/// from the last (fuse_into: a reduction takes its fill along), then the
+/// block's ops in order, the reductions on all the block's threads
+/// (`rowThreads`, what the last op's tile_to_threads takes). Each step is
+/// optional: a refused one (an intermediate read elsewhere, a row over the
+/// shared memory) leaves the rest to the rules of each op.
+std::optional<Step> rowChainStep(const PayloadFacts &facts,
+                                 const std::vector<std::string> &skipped,
+                                 int64_t &rowThreads) {
+  if (facts.ops.size() < 2)
+    return std::nullopt;
+  const OpFacts &last = facts.ops.back();
+  if (last.name != "linalg.generic" || last.extents.size() != 2 ||
+      anyReduction(last) || dynamic(last) || !last.contiguous ||
+      last.stridedInput >= 0)
+    return std::nullopt;
+  int64_t columns = last.extents[1];
+  auto rowReduction = [&](const OpFacts &op) {
+    return op.name == "linalg.generic" && op.extents.size() == 2 &&
+           op.reduction == std::vector<bool>{false, true} &&
+           op.extents[1] == columns;
+  };
+  if (last.stage == Stage::Top) {
+    std::string key = opKey("row_block", last);
+    bool chain = !has(skipped, key);
+    bool reduction = false;
+    for (const OpFacts &op : facts.ops) {
+      chain &= op.stage == Stage::Top &&
+               (op.name == "linalg.fill" || op.name == "linalg.generic");
+      reduction |= rowReduction(op) && op.extents[0] == last.extents[0];
+    }
+    if (!chain || !reduction)
+      return std::nullopt;
+    Step s;
+    s.why = last.name + "#" + std::to_string(last.index) +
+            ": a block per row, its producers fused in (one kernel)";
+    s.optional = true;
+    s.key = key;
+    s.candidates.push_back(action(
+        "tile_to_blocks", json::Object{{"tile_sizes", ints({1})}}, &last));
+    return s;
+  }
+  if (last.stage != Stage::Block || last.extents[0] != 1)
+    return std::nullopt;
+  // The producer nearest the block, if not refused already.
+  const OpFacts *producer = nullptr;
+  for (const OpFacts &op : facts.ops)
+    if (op.stage == Stage::Top && op.name == "linalg.generic")
+      producer = &op;
+  bool fused = false;
+  for (const OpFacts &op : facts.ops)
+    fused |= op.stage != Stage::Top && rowReduction(op);
+  if (producer && !has(skipped, opKey("fuse_into", *producer))) {
+    Step s;
+    s.why = producer->name + "#" + std::to_string(producer->index) +
+            ": fused into the row block";
+    s.optional = true;
+    s.key = opKey("fuse_into", *producer);
+    s.candidates.push_back(action("fuse_into", json::Object{}, producer));
+    return s;
+  }
+  if (fused)
+    rowThreads = rowBlockThreads(columns, last.elementBytes);
+  return std::nullopt;
+}
 } // namespace
 
 std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
@@ -491,13 +643,18 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
     steps.push_back(std::move(s));
     return steps;
   }
+  int64_t rowThreads = 0;
+  if (std::optional<Step> s = rowChainStep(facts, skipped, rowThreads)) {
+    steps.push_back(std::move(*s));
+    return steps;
+  }
   for (const OpFacts &op : facts.ops) {
     size_t before = steps.size();
     if ((op.name == "linalg.matmul" || op.name == "linalg.batch_matmul") &&
         op.extents.size() >= 3)
       matmulSteps(op, skipped, steps);
     else
-      opSteps(op, skipped, steps);
+      opSteps(op, skipped, steps, rowThreads);
     if (steps.size() > before)
       return steps; // one op at a time, in program order
   }
@@ -531,7 +688,8 @@ json::Object PayloadFacts::toJSON() const {
         {"in_loop", op.inLoop},
         {"promoted", op.promoted},
         {"contiguous", op.contiguous},
-        {"tensor", op.tensor}});
+        {"tensor", op.tensor},
+        {"strided_input", op.stridedInput}});
   }
   return json::Object{
       {"tensors", tensors}, {"launched", launched}, {"ops", std::move(list)}};
@@ -569,6 +727,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.promoted = p->getBoolean("promoted").value_or(false);
       op.contiguous = p->getBoolean("contiguous").value_or(true);
       op.tensor = p->getBoolean("tensor").value_or(false);
+      op.stridedInput = p->getInteger("strided_input").value_or(-1);
       f.ops.push_back(std::move(op));
     }
   return f;
@@ -660,8 +819,16 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       if (usesLast && (!last || last.getPosition() != loops - 1))
         f.contiguous = false;
     }
-    for (OpOperand *in : linalgOp.getDpsInputOperands())
+    for (OpOperand *in : linalgOp.getDpsInputOperands()) {
       f.promoted |= isWorkgroup(in->get().getType());
+      AffineMap map = linalgOp.getMatchingIndexingMap(in);
+      if (f.stridedInput >= 0 || loops == 0 || map.getNumResults() == 0 ||
+          !map.isFunctionOfDim(loops - 1))
+        continue;
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (!last || last.getPosition() != loops - 1)
+        f.stridedInput = in->getOperandNumber();
+    }
     bool loop = false;
     for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
          p = p->getParentOp()) {

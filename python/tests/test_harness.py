@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 from tirx import (GreedyPolicy, HarnessAgent, HarnessError, LLMPolicy,  # noqa: E402
                   MCPClient, Observation, RandomPolicy, TIRxContext, prompt_payload,
-                  choose_parallel_tiling, vector_widths)
+                  choose_parallel_tiling, row_block_threads, vector_widths)
 
 SAXPY = os.path.join(ROOT, "examples", "saxpy.mlir")
 
@@ -211,9 +211,37 @@ class AgentTest(unittest.TestCase):
         finally:
             ctx.close()
 
+    def _greedy_matches_suite_recipe(self, name, steps):
+        # The greedy policy from the tensor seed: the IR of the suite's
+        # recipe (what tirx auto takes too: test/Harness/auto.test).
+        d = tempfile.mkdtemp()
+        seed = os.path.join(ROOT, "examples", "suite", name + ".mlir")
+        with TIRxContext(workspace_dir=os.path.join(d, "ws")) as ctx:
+            v1 = ctx.commit_ir(seed)
+            result = HarnessAgent(GreedyPolicy(), ctx).run(v1, steps=steps)
+            self.assertTrue(all(h["ok"] for h in result["history"]), result["history"])
+            plans = [h["plan"]["transform"] for h in result["history"]]
+            recipe = json.load(open(os.path.join(ROOT, "examples", "suite", "recipes",
+                                                 name + ".json")))
+            self.assertEqual(plans, [a["transform"] for a in recipe])
+            with TIRxContext(workspace_dir=os.path.join(d, "recipe")) as other:
+                v = other.commit_ir(seed)
+                for action in recipe:
+                    v = other.apply(v, action["transform"], action["params"],
+                                    target=action.get("target")).new_version
+                self.assertEqual(other.read_ir(v), ctx.read_ir(result["final_version"]))
+
+    def test_greedy_puts_softmax_in_one_kernel(self):
+        self._greedy_matches_suite_recipe("softmax", 14)
+
+    def test_greedy_transposes_through_shared_memory(self):
+        self._greedy_matches_suite_recipe("transpose", 6)
+
     def test_rules_match_the_library(self):
         # The same choices as test/Unit/AutoTest.cpp.
         self.assertEqual(vector_widths(2, 8192), [8, 4, 2, 1])
+        self.assertEqual(row_block_threads(8192), 1024)  # [1, 8]: 4-wide twice
+        self.assertEqual(row_block_threads(1024), 256)
         self.assertEqual(choose_parallel_tiling([67108864])["block_tile"], [1024])
         self.assertEqual(choose_parallel_tiling([8192, 8192])["block_tile"], [1, 1024])
         t = choose_parallel_tiling([1000, 1000])

@@ -150,15 +150,124 @@ def choose_parallel_tiling(extents: Sequence[int], element_bytes: int = 4,
     return None
 
 
+def row_block_threads(columns: int, element_bytes: int = 4) -> int:
+    """The threads of a block holding one row of `columns` elements of an
+    elementwise op (rowBlockThreads in lib/Harness/Auto.cpp): the row in
+    vectors of the widest width, as few per thread as give at most 1024
+    threads, a multiple of 32; 0 when none does."""
+    for w in vector_widths(element_bytes, columns):
+        k = 1
+        while k <= 64 and columns % (w * k) == 0:
+            threads = columns // (w * k)
+            if 32 <= threads <= 1024 and threads % 32 == 0:
+                return threads
+            k *= 2
+    return 0
+
+
+def _normalization_plan(loops: List[dict]) -> Optional[Plan]:
+    """A normalization (softmax, layer norm, RMSNorm) in one kernel, as
+    `tirx auto` schedules it (rowChainStep in lib/Harness/Auto.cpp): a block
+    per row of the last op, each producer fused in from the last, then the
+    block's ops in order: reductions on all the block's threads, elementwise
+    ops split among them in 4-wide vectors. None when the payload is not
+    such a chain (or once it is mapped)."""
+    counts: Dict[str, int] = {}
+    ops = []  # (loop, global index among ops of its kind, stage)
+    for l in loops:
+        if not l["kind"].startswith("linalg"):
+            continue
+        index = counts.get(l["kind"], 0)
+        counts[l["kind"]] = index + 1
+        stage = "thread" if "(thread" in l["path"] else "block" if "(block" in l["path"] else "top"
+        ops.append((l, index, stage))
+    if ops and all(l["kind"] == "linalg.fill" and s == "block" and
+                   all(a["extent"] == 1 for a in l["axes"]) for l, _, s in ops):
+        return Plan("map_to_gpu", {})  # only the fused reductions' fills left
+    if len(ops) < 2 or any(l["kind"] not in ("linalg.fill", "linalg.generic") for l, _, _ in ops):
+        return None
+    last, last_index, last_stage = ops[-1]
+    its = [a["iterator"] for a in last["axes"]]
+    extents = [a["extent"] for a in last["axes"]]
+    if last["kind"] != "linalg.generic" or its != ["parallel", "parallel"] or \
+            not all(isinstance(e, int) for e in extents):
+        return None
+    columns = extents[1]
+
+    def row_reduction(l):
+        return l["kind"] == "linalg.generic" and \
+            [a["iterator"] for a in l["axes"]] == ["parallel", "reduction"] and \
+            l["axes"][1]["extent"] == columns
+
+    def target(l, index):
+        return {"op": l["kind"], "index": index}
+
+    if last_stage == "top":
+        if all(s == "top" for _, _, s in ops) and any(
+                row_reduction(l) and l["axes"][0]["extent"] == extents[0] for l, _, _ in ops):
+            return Plan("tile_to_blocks", {"tile_sizes": [1]}, target(last, last_index))
+        return None
+    if extents[0] != 1:  # a row per block (the last op in threads: [1, 8])
+        return None
+    producers = [(l, i) for l, i, s in ops if s == "top" and l["kind"] == "linalg.generic"]
+    if producers:
+        return Plan("fuse_into", {}, target(*producers[-1]))
+    if any(s == "top" for _, _, s in ops):
+        return None
+    threads = row_block_threads(columns)
+    for l, i, s in ops:
+        axes = l["axes"]
+        if l["kind"] == "linalg.fill":
+            continue  # the fill of a fused reduction: every thread writes it
+        if s == "block" and row_reduction(l):
+            return Plan("reduce_in_block", {"threads": threads}, target(l, i))
+        if s == "block":
+            return Plan("tile_to_threads", {"elements_per_thread": [1, columns // threads]},
+                        target(l, i))
+        if s == "thread" and isinstance(axes[-1]["extent"], int):
+            width = next((w for w in vector_widths(4, axes[-1]["extent"]) if w > 1), None)
+            if width:
+                return Plan("vectorize", {"width": width}, target(l, i))
+    return Plan("map_to_gpu", {})
+
+
+def _transpose_plan(loops: List[dict]) -> Optional[Plan]:
+    """A 2-D linalg.transpose as `tirx auto` schedules it: 64 x 64 tiles,
+    the input tile in shared memory (rows padded by one; the copy in is
+    split among the threads at lowering), a column of the output tile per
+    thread. None for anything else."""
+    ops = [l for l in loops if l["kind"].startswith("linalg") and l["kind"] != "linalg.copy"]
+    promoted = any(l["kind"] == "linalg.copy" for l in loops)
+    if len(ops) != 1:
+        return None
+    op = ops[0]
+    extents = [a["extent"] for a in op["axes"]]
+    if "(thread" in op["path"]:
+        return Plan("map_to_gpu", {}) if promoted else None
+    if len(extents) != 2 or not all(isinstance(e, int) and e % 64 == 0 for e in extents) or \
+            any(a["iterator"] != "parallel" for a in op["axes"]):
+        return None
+    if "(block" not in op["path"]:
+        if op["kind"] != "linalg.transpose":
+            return None
+        return Plan("tile_to_blocks", {"tile_sizes": [64, 64]}, "linalg.transpose")
+    if not promoted:
+        return Plan("promote_to_shared", {"operands": [0], "padding": 1}, op["kind"])
+    return Plan("tile_to_threads", {"elements_per_thread": [8, 1]}, op["kind"])
+
+
 class GreedyPolicy:
     """Reads the views and the bottleneck and takes the next step of the
     classic schedule for an elementwise payload: blocks, threads, 16-byte
     vectors, GPU mapping; for a reduction with its parallel loops first (a
     row sum), a row per block whose threads share the row
-    (reduce_in_block). Rejections steer it (a hint's width or sizes). Its
-    tilings of several loops are those of `tirx auto`
-    (choose_parallel_tiling); `TIRxContext.auto` runs the whole automatic
-    schedule of the library (matmuls, split reductions, column sums, ...)."""
+    (reduce_in_block); for a normalization (row statistics, then an
+    elementwise op over the rows) one kernel of a row per block with the
+    producers fused in; for a 2-D transpose, 64 x 64 tiles through shared
+    memory. Rejections steer it (a hint's width or sizes). Its tilings of
+    several loops are those of `tirx auto` (choose_parallel_tiling);
+    `TIRxContext.auto` runs the whole automatic schedule of the library
+    (matmuls, split reductions, column sums, ...)."""
 
     def plan(self, obs: Observation, schema: Dict[str, Any]) -> Optional[Plan]:
         tried = {t["plan"] for t in obs.tried}
@@ -175,6 +284,17 @@ class GreedyPolicy:
                 if c.key() not in tried:
                     return c
             return None
+
+        if not launched and re.search(r"func\.func @\w+\([^)]*tensor<", obs.ir):
+            # A front end's tensor payload: buffers first, as tirx auto does.
+            return first_untried([Plan("bufferize", {})])
+        if not launched:
+            special = _normalization_plan(loops) or _transpose_plan(loops)
+            # The same action may come again at a later version (a second
+            # statistic of the row): only a refusal rules it out.
+            refused = {t["plan"] for t in obs.tried if not t["ok"]}
+            if special and special.key() not in refused:
+                return special
 
         # A reduction: its parallel loops (first) to blocks of one output,
         # the reduction shared by the block's threads, then the kernel.

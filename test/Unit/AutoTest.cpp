@@ -148,16 +148,130 @@ TEST(AutoSteps, MatmulOnTensorCoresOrSimt) {
   EXPECT_EQ(transformOf(steps[0]), "tile_reduction");
 }
 
+TEST(AutoSteps, NormalizationInOneKernel) {
+  // softmax as bufferized: fill, max, exp, fill, sum, divide.
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.fill", {8192}, {false}));
+  f.ops.push_back(op("linalg.generic", {8192, 8192}, {false, true}));
+  f.ops.push_back(op("linalg.generic", {8192, 8192}, {false, false}));
+  f.ops.back().index = 1;
+  f.ops.push_back(op("linalg.fill", {8192}, {false}));
+  f.ops.back().index = 1;
+  f.ops.push_back(op("linalg.generic", {8192, 8192}, {false, true}));
+  f.ops.back().index = 2;
+  f.ops.push_back(op("linalg.generic", {8192, 8192}, {false, false}));
+  f.ops.back().index = 3;
+  // A block per row of the last op, optional (refused: per-op kernels).
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  EXPECT_TRUE(steps[0].optional);
+  EXPECT_EQ(steps[0].candidates[0].getObject("target")->getInteger("index"), 3);
+  auto refused = nextSteps(f, {steps[0].key});
+  EXPECT_EQ(refused[0].candidates[0].getObject("target")->getString("op"),
+            "linalg.fill");
+  // Tiled: the nearest producer fused in, then the one before it.
+  f.ops.back().stage = Stage::Block;
+  f.ops.back().extents = {1, 8192};
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "fuse_into");
+  EXPECT_EQ(steps[0].candidates[0].getObject("target")->getInteger("index"), 2);
+  // A refused fusion leaves the rest to each op's rules (the first fill).
+  steps = nextSteps(f, {steps[0].key});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  // All fused: the fill in the block is left to map_to_gpu, the max
+  // reduced by all 1024 threads of the block (what [1, 8] of the last op
+  // takes), not the 256 of a lone row sum.
+  for (OpFacts &o : f.ops) {
+    o.stage = Stage::Block;
+    o.extents = o.name == "linalg.fill" ? V{1} : V{1, 8192};
+  }
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "reduce_in_block");
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 1024);
+  f.ops[1].stage = Stage::Thread;
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  EXPECT_EQ(steps[0].candidates[0].getObject("target")->getInteger("index"), 1);
+  // A lone row reduction keeps 256 threads.
+  PayloadFacts lone;
+  lone.ops.push_back(op("linalg.generic", {1, 8192}, {false, true}, Stage::Block));
+  steps = nextSteps(lone, {});
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 256);
+}
+
+TEST(AutoSteps, TransposeThroughSharedMemory) {
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.transpose", {8192, 8192}, {false, false}));
+  f.ops.back().contiguous = false;
+  f.ops.back().stridedInput = 0;
+  auto steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  const json::Array *sizes =
+      steps[0].candidates[0].getObject("params")->getArray("tile_sizes");
+  ASSERT_TRUE(sizes);
+  EXPECT_EQ((*sizes)[0].getAsInteger(), 64);
+  f.ops.back().stage = Stage::Block;
+  f.ops.back().extents = {64, 64};
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "promote_to_shared");
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("padding"), 1);
+  f.ops.back().promoted = true;
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  const json::Array *per =
+      steps[0].candidates[0].getObject("params")->getArray("elements_per_thread");
+  ASSERT_TRUE(per);
+  EXPECT_EQ((*per)[0].getAsInteger(), 8); // 512 threads, a column each
+  EXPECT_EQ((*per)[1].getAsInteger(), 1);
+  // A size 64 does not divide: the plain tiling.
+  f.ops.back() = op("linalg.transpose", {1000, 1000}, {false, false});
+  f.ops.back().contiguous = false;
+  f.ops.back().stridedInput = 0;
+  steps = nextSteps(f, {});
+  sizes = steps[0].candidates[0].getObject("params")->getArray("tile_sizes");
+  EXPECT_NE((*sizes)[0].getAsInteger(), 64);
+}
+
+TEST(AutoSteps, FourDimCopyPutsItsRowsOnThreads) {
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.transpose", {32, 32, 2048, 128},
+                     {false, false, false, false}));
+  f.ops.back().elementBytes = 2;
+  auto steps = nextSteps(f, {});
+  const json::Array *sizes =
+      steps[0].candidates[0].getObject("params")->getArray("tile_sizes");
+  ASSERT_TRUE(sizes);
+  ASSERT_EQ(sizes->size(), 3u);
+  EXPECT_EQ((*sizes)[2].getAsInteger(), 16); // 16 rows x 16 lanes of 8 f16
+  f.ops.back().stage = Stage::Block;
+  f.ops.back().extents = {1, 1, 16, 128};
+  steps = nextSteps(f, {});
+  const json::Array *per =
+      steps[0].candidates[0].getObject("params")->getArray("elements_per_thread");
+  ASSERT_TRUE(per);
+  ASSERT_EQ(per->size(), 4u);
+  EXPECT_EQ((*per)[0].getAsInteger(), 0);
+  EXPECT_EQ((*per)[3].getAsInteger(), 8);
+  f.ops.back().stage = Stage::Thread;
+  f.ops.back().extents = {1, 1, 1, 8};
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "vectorize");
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("width"), 8);
+}
+
 TEST(AutoSteps, FactsRoundTripThroughJSON) {
   PayloadFacts f;
   f.ops.push_back(op("linalg.reduce", {8192, 8192}, {false, true}, Stage::Block));
   f.ops.back().elementBytes = 2;
   f.ops.back().elementType = "bf16";
+  f.ops.back().stridedInput = 1;
   auto back = PayloadFacts::fromJSON(json::Value(f.toJSON()));
   ASSERT_TRUE(back);
   ASSERT_EQ(back->ops.size(), 1u);
   EXPECT_EQ(back->ops[0].stage, Stage::Block);
   EXPECT_EQ(back->ops[0].elementBytes, 2u);
+  EXPECT_EQ(back->ops[0].stridedInput, 1);
   EXPECT_EQ(back->ops[0].reduction, (std::vector<bool>{false, true}));
 }
 } // namespace

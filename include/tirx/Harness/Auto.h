@@ -106,6 +106,7 @@ struct OpFacts {
   bool promoted = false;   // an input in shared memory
   bool contiguous = true;  // every operand's innermost index is the last loop
   bool tensor = false;     // works on tensors
+  int64_t stridedInput = -1; // the first input read across its rows (a transpose's)
 };
 
 struct PayloadFacts {

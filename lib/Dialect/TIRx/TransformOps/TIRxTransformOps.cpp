@@ -243,12 +243,18 @@ SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned count,
   return mapping;
 }
 
+/// The loops `sizes` tiles (its nonzero entries): at most 3, the GPU's x,
+/// y and z.
+size_t tiledCount(ArrayRef<int64_t> sizes) {
+  return llvm::count_if(sizes, [](int64_t s) { return s != 0; });
+}
+
 /// Tiles `target` into a forall with `sizes` (0: untiled) mapped to blocks
 /// or threads; returns the tiled op and the forall.
 FailureOr<std::pair<Operation *, Operation *>>
 tileToForall(RewriterBase &rewriter, TilingInterface target,
              ArrayRef<int64_t> sizes, bool threads) {
-  unsigned tiled = llvm::count_if(sizes, [](int64_t s) { return s != 0; });
+  unsigned tiled = tiledCount(sizes);
   auto linalgOp = cast<linalg::LinalgOp>(target.getOperation());
   if (tirx::leavesTail(linalgOp.getStaticLoopRanges(), sizes)) {
     // Static tiles, the last one along a loop no size divides a tail op
@@ -354,8 +360,10 @@ std::vector<mlir::tirx::ActionInfo> mlir::tirx::actionInfos() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult tirx::TileToBlocksOp::verify() {
-  if (getTileSizes().empty() || getTileSizes().size() > 3)
-    return detail::invalidParameter(*this, "give 1 to 3 tile sizes");
+  // Zeros leave loops untiled: a 4-D op can tile any 3 of its loops.
+  if (getTileSizes().empty() || tiledCount(getTileSizes()) > 3)
+    return detail::invalidParameter(*this, "give 1 to 3 nonzero tile sizes "
+                                           "(0 leaves a loop untiled)");
   if (llvm::any_of(getTileSizes(), [](int64_t s) { return s < 0; }) ||
       llvm::all_of(getTileSizes(), [](int64_t s) { return s == 0; }))
     return detail::invalidParameter(*this, "tile sizes must be "
@@ -388,8 +396,9 @@ DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
 //===----------------------------------------------------------------------===//
 
 LogicalResult tirx::TileToThreadsOp::verify() {
-  if (getElementsPerThread().empty() || getElementsPerThread().size() > 3)
-    return detail::invalidParameter(*this, "give 1 to 3 counts");
+  if (getElementsPerThread().empty() || tiledCount(getElementsPerThread()) > 3)
+    return detail::invalidParameter(*this, "give 1 to 3 nonzero counts (0 "
+                                           "leaves a loop untiled)");
   if (llvm::any_of(getElementsPerThread(), [](int64_t s) { return s < 0; }) ||
       llvm::all_of(getElementsPerThread(), [](int64_t s) { return s == 0; }))
     return detail::invalidParameter(*this, "elements per thread must be "

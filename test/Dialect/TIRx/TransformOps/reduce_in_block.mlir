@@ -320,3 +320,63 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// 16-bit inputs into f32 sums (RMSNorm in bf16): 16-byte loads of 8 bf16,
+// widened to 8 f32, summed as vectors; 2048 = 8 x 256: one step.
+#x = affine_map<(i, j) -> (i, j)>
+#r = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @bf16_row_sums
+//       CHECK:   scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<8xf32>)
+//       CHECK:     %[[V:.*]] = vector.load %{{.*}} : memref<1x2048xbf16, {{.*}}>, vector<8xbf16>
+//       CHECK:     arith.extf %[[V]] : vector<8xbf16> to vector<8xf32>
+//       CHECK:   vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
+func.func @bf16_row_sums(%x: memref<8x2048xbf16>, %s: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x2048xbf16>) outs(%s : memref<8xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %f = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %f, %f : f32
+    %t = arith.addf %acc, %sq : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %b = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 256 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// 8 x 256 does not divide a row of 1024 bf16: scalar loads.
+#x = affine_map<(i, j) -> (i, j)>
+#r = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @bf16_short_rows
+//   CHECK-NOT:   vector.load
+//       CHECK:   memref.load %{{.*}} : memref<1x1024xbf16
+//   CHECK-NOT:   vector.load
+//       CHECK:   return
+func.func @bf16_short_rows(%x: memref<8x1024xbf16>, %s: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x1024xbf16>) outs(%s : memref<8xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %f = arith.extf %a : bf16 to f32
+    %t = arith.addf %acc, %f : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %b = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 256 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

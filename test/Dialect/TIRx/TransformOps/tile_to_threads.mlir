@@ -61,3 +61,42 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Zeros leave loops untiled, so a list may be longer than 3; but at most 3
+// loops map to threads (x, y, z), and no more counts than the op has loops.
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: give 1 to 3 nonzero counts (0 leaves a loop untiled)}}
+    %t, %f = transform.tirx.tile_to_threads %root elements_per_thread [1, 1, 1, 8] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    // expected-error @below {{invalid_parameter: give 1 to 3 nonzero tile sizes (0 leaves a loop untiled)}}
+    %t, %f = transform.tirx.tile_to_blocks %root tile_sizes [1, 1, 16, 8] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @permute(%x: memref<2x64x4x128xf16>, %y: memref<2x4x64x128xf16>) {
+  // expected-note @below {{payload op: func @permute / scf.forall#0 (block z, block y, block x) / linalg.transpose#0}}
+  linalg.transpose ins(%x : memref<2x64x4x128xf16>) outs(%y : memref<2x4x64x128xf16>) permutation = [0, 2, 1, 3]
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.transpose"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %b = transform.tirx.tile_to_blocks %g tile_sizes [1, 1, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{invalid_parameter: 5 elements per thread for an op with 4 loops}}
+    %e, %th = transform.tirx.tile_to_threads %t elements_per_thread [0, 0, 1, 8, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

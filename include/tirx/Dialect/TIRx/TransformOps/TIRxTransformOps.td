@@ -56,9 +56,9 @@ class TIRx_TransformOp<string mnemonic, string actionTarget,
 
 def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [{
   {"params": {"type": "object", "required": ["tile_sizes"], "additionalProperties": false,
-    "properties": {"tile_sizes": {"type": "array", "minItems": 1, "maxItems": 3,
+    "properties": {"tile_sizes": {"type": "array", "minItems": 1, "maxItems": 16,
       "items": {"type": "integer", "minimum": 0},
-      "description": "elements per block along each parallel loop, outermost first; 0 leaves a loop untiled"}}},
+      "description": "elements per block along each parallel loop, outermost first; 0 leaves a loop untiled; at most 3 nonzero (x, y, z)"}}},
    "preconditions": ["the target is a linalg op not yet mapped to blocks",
                      "tiled loops are parallel and at most 3",
                      "static loop extents (a size that does not divide its extent leaves a tail tile)"]}
@@ -98,9 +98,9 @@ def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [
 
 def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic", [{
   {"params": {"type": "object", "required": ["elements_per_thread"], "additionalProperties": false,
-    "properties": {"elements_per_thread": {"type": "array", "minItems": 1, "maxItems": 3,
+    "properties": {"elements_per_thread": {"type": "array", "minItems": 1, "maxItems": 16,
       "items": {"type": "integer", "minimum": 0},
-      "description": "elements each thread computes along each loop of the block's tile"},
+      "description": "elements each thread computes along each loop of the block's tile, outermost first; 0 leaves a loop whole to each thread; at most 3 nonzero (x, y, z)"},
      "max_threads": {"type": "integer", "minimum": 32, "maximum": 1024, "default": 1024,
       "description": "the most threads a block may have"}}},
    "preconditions": ["the target is inside a forall mapped to blocks (tile_to_blocks first)",
@@ -112,7 +112,10 @@ def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic",
     `elements_per_thread` elements per loop: threads per block =
     ceil(tile extent / elements), mapped to `#gpu.thread<x/y/z>`; where the
     count does not divide the extent the last thread computes a tail op of
-    the rest, as tile_to_blocks does for blocks.
+    the rest, as tile_to_blocks does for blocks. A count of 0 leaves its
+    loop whole to each thread; at most 3 counts are nonzero (a 4-D copy
+    such as `permute(0, 2, 1, 3)` can put its innermost loop on the threads
+    with `[0, 0, 1, 8]`).
 
     ```mlir
     %tiled, %threads = transform.tirx.tile_to_threads %tile elements_per_thread [4]
