@@ -153,6 +153,8 @@ void mlir::tirx::buildPrepareLaunchesPipeline(OpPassManager &pm) {
 void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   buildPrepareLaunchesPipeline(pm);
   pm.addPass(createGpuKernelOutliningPass());
+  // TMA tensor maps (use_wgmma) reach the kernels as pointers.
+  pm.addPass(createTIRxTensorMapParams());
   pm.addPass(createTIRxAlignWorkgroupBuffers());
   // Upstream's nvgpu lowering fails on bf16 mma.sync: lowered here, before
   // its pipeline (a reference, lowered by upstream alone, has no mma).
