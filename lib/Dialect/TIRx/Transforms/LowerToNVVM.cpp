@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -123,6 +124,30 @@ LogicalResult mlir::tirx::validateLowerToNVVMOptions(
     return emitError() << "tirx-lower-to-nvvm: opt-level must be 0 to 3, got "
                        << options.optLevel;
   return success();
+}
+
+LogicalResult mlir::tirx::selectChipForKernels(
+    ModuleOp module, TIRxLowerToNVVMOptions &options,
+    function_ref<InFlightDiagnostic()> emitError) {
+  Operation *hopperOnly = nullptr;
+  module.walk([&](Operation *op) {
+    if (isa<nvgpu::WarpgroupMmaOp, nvgpu::TmaAsyncLoadOp>(op)) {
+      hopperOnly = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!hopperOnly || options.chip == "sm_90a")
+    return success();
+  if (options.chip == "sm_90") {
+    options.chip = "sm_90a";
+    return success();
+  }
+  return emitError() << "tirx-lower-to-nvvm: '"
+                     << hopperOnly->getName().getStringRef()
+                     << "' (use_wgmma) needs sm_90a (wgmma and TMA), but the "
+                        "chip is "
+                     << options.chip;
 }
 
 void mlir::tirx::buildLowerToNVVMPipeline(
@@ -392,7 +417,9 @@ struct LowerToNVVMPass
     options.barePtr = barePtr;
     options.optLevel = optLevel;
     options.ptxasOptions = ptxasOptions;
-    if (failed(validateLowerToNVVMOptions(
+    if (failed(selectChipForKernels(module, options,
+                                    [&] { return module.emitError(); })) ||
+        failed(validateLowerToNVVMOptions(
             options, [&] { return module.emitError(); })))
       return signalPassFailure();
 

@@ -270,9 +270,10 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
               tile, map);
         };
         // B is K x N with N contiguous: transposed for wgmma.
+        Value descA = descriptor(tileA, mapA);
+        Value descB = descriptor(tileB, mapB);
         Value acc = nvgpu::WarpgroupMmaOp::create(
-            rewriter, loc, accType, descriptor(tileA, mapA),
-            descriptor(tileB, mapB), IntegerAttr(), UnitAttr(),
+            rewriter, loc, accType, descA, descB, IntegerAttr(), UnitAttr(),
             rewriter.getUnitAttr(), iters[0]);
         // The wgmma of iteration i - 1 are complete: each warp releases
         // its stage, and thread 0 refills it with tile i + stages - 1.
@@ -305,7 +306,8 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   // (warp w: rows 16 w to 16 w + 15): with two warpgroups, the second's
   // land in rows 64 to 127 of the tile that starts at `sums`.
   Value storeView = memref::SubViewOp::create(
-      rewriter, loc, sums, ArrayRef<OpFoldResult>{b.cst(0), b.cst(0)},
+      rewriter, loc, sums,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(groupRows),
                              rewriter.getIndexAttr(bn)},
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),

@@ -55,6 +55,14 @@ LogicalResult
 validateLowerToNVVMOptions(TIRxLowerToNVVMOptions &options,
                            function_ref<InFlightDiagnostic()> emitError);
 
+/// The chip a module's kernels need: sm_90a when they use wgmma or TMA
+/// (use_wgmma) and `options.chip` is sm_90 (the same device; the "a"
+/// features are what wgmma needs), unchanged otherwise. Fails, through
+/// `emitError`, when they use wgmma or TMA and the chip is not sm_90(a).
+LogicalResult
+selectChipForKernels(ModuleOp module, TIRxLowerToNVVMOptions &options,
+                     function_ref<InFlightDiagnostic()> emitError);
+
 /// Appends the passes of tirx-lower-to-nvvm (options already validated):
 /// the preparation, then the NVVM code generation.
 void buildLowerToNVVMPipeline(OpPassManager &pm,
