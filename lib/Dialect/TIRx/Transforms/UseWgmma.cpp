@@ -214,6 +214,8 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
       nvgpu::MBarrierInitOp::create(rewriter, loc, empty, b.cst(4 * groups),
                                     b.cst(s), Value());
     }
+    // The initialized barriers, visible to TMA's completions.
+    NVVM::FenceMbarrierInitOp::create(rewriter, loc);
   });
   gpu::BarrierOp::create(rewriter, loc);
 
@@ -270,6 +272,12 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
               tile, map);
         };
         // B is K x N with N contiguous: transposed for wgmma.
+        // Thread 0 may arrive here late from its refill (a branch of its
+        // own): the warp converges before wgmma, which is .aligned.
+        NVVM::SyncWarpOp::create(
+            rewriter, loc,
+            arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                         -1));
         Value descA = descriptor(tileA, mapA);
         Value descB = descriptor(tileB, mapB);
         Value acc = nvgpu::WarpgroupMmaOp::create(
