@@ -40,14 +40,10 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                              ApplyToEachResultList &results,
                              TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics())
-    return wrongTarget(self, target, "a linalg.matmul on buffers");
-  if (matmul.hasUserDefinedMaps())
-    return reject(self, target, RefusalCode::not_applicable,
-                  "the matmul has its own indexing maps (a transposed or "
-                  "broadcast operand); use_wgmma takes C[m, n] += A[m, k] * "
-                  "B[k, n]");
+  DiagnosedSilenceableFailure refusal = DiagnosedSilenceableFailure::success();
+  linalg::MatmulOp matmul = plainMatmul(self, target, "use_wgmma", refusal);
+  if (!matmul)
+    return refusal;
   scf::ForallOp blocks;
   for (Operation *p = target->getParentOp(); p; p = p->getParentOp())
     if (auto forall = dyn_cast<scf::ForallOp>(p);

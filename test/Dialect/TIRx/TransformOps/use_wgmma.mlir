@@ -368,3 +368,24 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Refused: a transposed operand (the matmul's own indexing maps).
+func.func @transposed(%A: memref<64x128xbf16>, %B: memref<64x128xbf16>, %C: memref<128x128xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                 affine_map<(m, n, k) -> (k, n)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%A, %B : memref<64x128xbf16>, memref<64x128xbf16>)
+                outs(%C : memref<128x128xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_applicable: the matmul has its own indexing maps (a transposed or broadcast operand); use_wgmma takes C[m, n] += A[m, k] * B[k, n]}}
+    %w = transform.tirx.use_wgmma %m : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
