@@ -137,17 +137,29 @@ LogicalResult mlir::tirx::selectChipForKernels(
     }
     return WalkResult::advance();
   });
-  if (!hopperOnly || options.chip == "sm_90a")
+  if (!hopperOnly)
     return success();
-  if (options.chip == "sm_90") {
-    options.chip = "sm_90a";
-    return success();
-  }
-  return emitError() << "tirx-lower-to-nvvm: '"
-                     << hopperOnly->getName().getStringRef()
-                     << "' (use_wgmma) needs sm_90a (wgmma and TMA), but the "
-                        "chip is "
-                     << options.chip;
+  if (options.chip != "sm_90" && options.chip != "sm_90a")
+    return emitError() << "tirx-lower-to-nvvm: '"
+                       << hopperOnly->getName().getStringRef()
+                       << "' (use_wgmma) needs sm_90a (wgmma and TMA), but "
+                          "the chip is "
+                       << options.chip;
+  options.chip = "sm_90a";
+  // The fence that acquires a tensor map written by the host
+  // (fence.proxy.tensormap) is PTX 8.3.
+  FailureOr<std::optional<unsigned>> ptx = parsePtxFeature(options.features);
+  if (succeeded(ptx) && !*ptx)
+    options.features = options.features.empty()
+                           ? std::string("+ptx83")
+                           : "+ptx83," + options.features;
+  else if (succeeded(ptx) && **ptx < 83)
+    return emitError() << "tirx-lower-to-nvvm: '"
+                       << hopperOnly->getName().getStringRef()
+                       << "' (use_wgmma) needs PTX 8.3 (+ptx83) or newer, "
+                          "got '"
+                       << options.features << "'";
+  return success();
 }
 
 void mlir::tirx::buildLowerToNVVMPipeline(

@@ -214,8 +214,19 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
       nvgpu::MBarrierInitOp::create(rewriter, loc, empty, b.cst(4 * groups),
                                     b.cst(s), Value());
     }
-    // The initialized barriers, visible to TMA's completions.
+    // The initialized barriers, visible to TMA's completions (the async
+    // proxy).
     NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+    NVVM::FenceProxyOp::create(
+        rewriter, loc,
+        NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    // The tensor maps were copied to global memory by the host: acquire
+    // them for the tensor-map proxy (PTX 8.3), then prefetch them.
+    for (Value map : {mapA, mapB}) {
+      nvgpu::TmaFenceOp::create(rewriter, loc, map);
+      nvgpu::TmaPrefetchOp::create(rewriter, loc, map, Value());
+    }
   });
   gpu::BarrierOp::create(rewriter, loc);
 
