@@ -49,7 +49,8 @@ for bench in ${only//,/ }; do
     matmul_bf16|matmul_f16)
             tirx $bench $bench-ref recipe-$bench-mma recipe-$bench-pipeline \
               bench-$bench-k16s4 bench-$bench-n256s3 bench-$bench-k32s4 \
-              bench-$bench-n256k32s3 ;;
+              bench-$bench-n256k32s3 recipe-$bench-wgmma bench-$bench-wgmma128 \
+              bench-$bench-wgmma128s3 bench-$bench-wgmma256s3 ;;
     *) echo "all-bench.sh: unknown benchmark '$bench'" >&2; exit 2 ;;
   esac
 done

@@ -54,7 +54,11 @@ for _t in ("bf16", "f16"):
         ("bench-matmul_%s-k16s4" % _t, "TIRx use_mma 128x128 k16, 2x2 warps, pipeline 4 stages"),
         ("bench-matmul_%s-n256s3" % _t, "TIRx use_mma 128x256 k16, 2x4 warps, pipeline 3 stages"),
         ("bench-matmul_%s-k32s4" % _t, "TIRx use_mma 128x128 k32, 2x2 warps, pipeline 4 stages (74 KiB dynamic shared)"),
-        ("bench-matmul_%s-n256k32s3" % _t, "TIRx use_mma 128x256 k32, 2x4 warps, pipeline 3 stages (80 KiB dynamic shared)")]
+        ("bench-matmul_%s-n256k32s3" % _t, "TIRx use_mma 128x256 k32, 2x4 warps, pipeline 3 stages (80 KiB dynamic shared)"),
+        ("recipe-matmul_%s-wgmma" % _t, "TIRx use_wgmma 128x256, 2 warpgroups, 4 TMA stages (matmul_%s-wgmma)" % _t),
+        ("bench-matmul_%s-wgmma128" % _t, "TIRx use_wgmma 128x128, 1 warpgroup, 4 TMA stages"),
+        ("bench-matmul_%s-wgmma128s3" % _t, "TIRx use_wgmma 128x128, 1 warpgroup, 3 TMA stages (2 blocks per SM)"),
+        ("bench-matmul_%s-wgmma256s3" % _t, "TIRx use_wgmma 128x256, 2 warpgroups, 3 TMA stages")]
 TITLES = {"saxpy": "saxpy 2^26 f32 (y in place)",
           "exp-scale": "exp-scale 2^20 f32",
           "rowsum": "row sums 1024x16384 f32 (s +=)",

@@ -216,6 +216,13 @@ std::optional<LinearIndex> mlir::tirx::linearize(Value index) {
 }
 
 OpFlops mlir::tirx::opFlops(Operation *op) {
+  if (auto wgmma = dyn_cast<nvgpu::WarpgroupMmaOp>(op)) {
+    // A warpgroup's M x N x K: from its descriptors' tiles.
+    MemRefType a = wgmma.getDescriptorA().getType().getTensor();
+    MemRefType b = wgmma.getDescriptorB().getType().getTensor();
+    return {2 * a.getDimSize(0) * a.getDimSize(1) * b.getDimSize(1),
+            /*threads=*/128};
+  }
   if (op->getNumResults() != 1)
     return {};
   // The bf16 products (tirx-lower-bf16-mma writes them as NVVM's op, whose
@@ -241,21 +248,21 @@ OpFlops mlir::tirx::opFlops(Operation *op) {
       for (Attribute d : shape)
         if (auto i = dyn_cast<IntegerAttr>(d))
           flops *= i.getInt();
-    return {flops, /*perWarp=*/true};
+    return {flops, /*threads=*/32};
   }
   if (name == "arith.addf" || name == "arith.subf" || name == "arith.mulf" ||
       name == "arith.divf" || name == "arith.maximumf" ||
       name == "arith.minimumf" || name == "arith.maxnumf" ||
       name == "arith.minnumf")
-    return {lanes, false};
+    return {lanes};
   if (name == "math.fma" || name == "vector.fma" || name == "vector.contract")
-    return {2 * lanes, false};
+    return {2 * lanes};
   // A horizontal reduction of n lanes: n - 1 combines.
   if (name == "vector.reduction")
     if (auto vec = dyn_cast<VectorType>(op->getOperand(0).getType()))
       return {std::max<int64_t>(0, vec.getNumElements() - 1) +
                   (op->getNumOperands() > 1 ? 1 : 0),
-              false};
+              1};
   return {};
 }
 

@@ -552,8 +552,8 @@ std::optional<int64_t> flopsOf(ModuleOp module) {
           return;
         }
         count *= *threads;
-        if (f.perWarp) // a warp's op, executed by each of its threads
-          count /= 32;
+        // A warp's (or warpgroup's) op, executed by each of its threads.
+        count /= f.threads;
       }
     }
     *total += count;

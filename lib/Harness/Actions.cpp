@@ -393,9 +393,10 @@ llvm::Error mlir::tirx::checkRecipeOrder(const json::Array &recipe) {
   static const std::pair<const char *, const char *> needs[] = {
       {"tile_to_threads", "tile_to_blocks"},
       {"use_mma", "tile_to_blocks"},
+      {"use_wgmma", "tile_to_blocks"},
       {"reduce_in_block", "tile_to_blocks|fuse_into"},
       {"vectorize", "tile_to_threads"},
-      {"map_to_gpu", "tile_to_threads|use_mma|reduce_in_block"},
+      {"map_to_gpu", "tile_to_threads|use_mma|use_wgmma|reduce_in_block"},
       {"unroll", "map_to_gpu"},
   };
   std::set<std::string> done;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cuda.h"
+#include "TensorMap.h"
 
 #include "tirx/Runtime/Check.h"
 #include "tirx/Runtime/Files.h"
@@ -156,7 +157,7 @@ Event::~Event() {
 }
 
 LoadedBundle::LoadedBundle(const std::string &dir, const Manifest &m)
-    : manifest(&m) {
+    : manifest(&m), tensorMaps(std::make_unique<TensorMaps>()) {
   for (const Kernel &k : m.kernels) {
     std::string image, error;
     bool ok = !k.cubinFile.empty() &&
@@ -196,7 +197,13 @@ void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers,
       const KernelArg &arg = k.args[a];
       uint8_t *slot = storage[a].data();
       std::memset(slot, 0, 8);
-      if (arg.scratch || (arg.param && m.params[*arg.param].isBuffer)) {
+      if (arg.tensorMap) {
+        const TensorMapArg &map = *arg.tensorMap;
+        CUdeviceptr p = tensorMaps->address(i, a, map, m.params[map.param],
+                                            buffers[map.param]);
+        std::memcpy(slot, &p, sizeof(p));
+      } else if (arg.scratch ||
+                 (arg.param && m.params[*arg.param].isBuffer)) {
         // Scratch buffers follow the parameters' (see allocate).
         CUdeviceptr p = arg.scratch ? buffers[m.params.size() + *arg.scratch]
                                     : buffers[*arg.param];

@@ -143,6 +143,9 @@ struct LoadedBundle {
   const Manifest *manifest = nullptr;
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;
+  /// The tensor maps of its kernels' TMA loads (TensorMap.h), made on
+  /// first use.
+  std::unique_ptr<class TensorMaps> tensorMaps;
 
   LoadedBundle(const std::string &dir, const Manifest &m);
   ~LoadedBundle();

@@ -123,6 +123,47 @@ std::string string(const json &value, const std::string &path) {
   return value.get<std::string>();
 }
 
+/// A tensor map of a 16- or 32-bit buffer parameter: a box of at most 256
+/// elements per dimension, one per dimension of the buffer, and swizzle
+/// and L2 promotion sizes cuTensorMapEncodeTiled knows.
+TensorMapArg tensorMapArg(const json &value, const std::string &path,
+                          const std::vector<Param> &params) {
+  TensorMapArg map;
+  if (params.empty())
+    fail(path + ".param", "the manifest has no parameters");
+  map.param = int(integer(field(value, path, "param"), path + ".param", 0,
+                          int64_t(params.size()) - 1));
+  const Param &p = params[map.param];
+  if (!p.isBuffer ||
+      !(p.type == ElementType::f16 || p.type == ElementType::bf16 ||
+        p.type == ElementType::f32))
+    fail(path + ".param", "a tensor map needs an f16, bf16 or f32 buffer");
+  const json &box = field(value, path, "box");
+  if (!box.is_array() || box.size() != p.shape.size())
+    fail(path + ".box", "expected one size per dimension of the buffer (" +
+                            std::to_string(p.shape.size()) + ")");
+  for (size_t d = 0; d < box.size(); ++d)
+    map.box.push_back(integer(box[d], path + ".box[" + std::to_string(d) + "]",
+                              1, std::min<int64_t>(256, p.shape[d])));
+  map.swizzle = int(integer(field(value, path, "swizzle"), path + ".swizzle",
+                            0, 128));
+  if (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 &&
+      map.swizzle != 128)
+    fail(path + ".swizzle", "must be 0, 32, 64 or 128");
+  if (map.swizzle &&
+      map.box.back() * int64_t(elementBytes(p.type)) > map.swizzle)
+    fail(path + ".box", "the innermost box dimension is wider than the "
+                        "swizzle");
+  if (value.contains("l2_promotion")) {
+    map.l2Promotion = int(integer(value["l2_promotion"],
+                                  path + ".l2_promotion", 0, 256));
+    if (map.l2Promotion != 0 && map.l2Promotion != 64 &&
+        map.l2Promotion != 128 && map.l2Promotion != 256)
+      fail(path + ".l2_promotion", "must be 0, 64, 128 or 256");
+  }
+  return map;
+}
+
 /// A file name inside the bundle: no directories, no "..".
 std::string bundleFile(const json &value, const std::string &path) {
   std::string name = string(value, path);
@@ -321,6 +362,9 @@ Manifest parse(const json &root) {
           fail(apath + ".scratch", "the manifest has no scratch buffers");
         arg.scratch = int(integer(args[a]["scratch"], apath + ".scratch", 0,
                                   int64_t(m.scratch.size()) - 1));
+      } else if (args[a].contains("tensor_map")) {
+        arg.tensorMap = tensorMapArg(args[a]["tensor_map"],
+                                     apath + ".tensor_map", m.params);
       } else {
         arg.type = elementType(field(args[a], apath, "type"), apath + ".type");
         arg.value = number(field(args[a], apath, "value"), apath + ".value");
@@ -454,6 +498,12 @@ std::string serializeManifest(const Manifest &m) {
         j["args"].push_back({{"param", *a.param}});
       else if (a.scratch)
         j["args"].push_back({{"scratch", *a.scratch}});
+      else if (a.tensorMap)
+        j["args"].push_back(
+            {{"tensor_map", {{"param", a.tensorMap->param},
+                             {"box", a.tensorMap->box},
+                             {"swizzle", a.tensorMap->swizzle},
+                             {"l2_promotion", a.tensorMap->l2Promotion}}}});
       else
         j["args"].push_back(
             {{"type", elementTypeName(a.type)}, {"value", numberJSON(a.value)}});

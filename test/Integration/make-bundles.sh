@@ -108,6 +108,11 @@ for recipe in "$bench"/recipes/*.json; do
   [ -f "$bench/$payload" ] && payload=$bench/$payload || payload=$ex/$payload
   from_recipe "bench-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
+# use_wgmma's recipe at an odd-ish size its tiles divide
+# (test/Integration/matmul16-wgmma.test).
+export_ref matmul_bf16-odd-ref "$in/matmul_bf16-odd.mlir"
+from_recipe recipe-matmul_bf16-wgmma-odd "$in/matmul_bf16-odd.mlir" \
+  "$ex/recipes/matmul_bf16-wgmma.json"
 # The payload suite (examples/suite): each recipe's bundle (suite-<name>)
 # and its reference (suite-<name>-ref); tensor payloads bufferized by the
 # passes the coming `bufferize` action runs. A payload whose recipe does

@@ -42,10 +42,12 @@ std::optional<LinearIndex> linearize(Value index);
 /// an add, sub, mul, div, max or min, 2 per lane of an FMA or contraction,
 /// n - 1 for a vector.reduction of n lanes (n with an accumulator),
 /// 0 for anything else. An nvgpu.mma.sync is a warp's m x n x k multiply-add
-/// (`perWarp`: each of its 32 threads executes a 32nd of it).
+/// (`threads` = 32: each of its 32 threads executes a 32nd of it), an
+/// nvgpu.warpgroup.mma a warpgroup's (`threads` = 128).
 struct OpFlops {
   int64_t flops = 0;
-  bool perWarp = false;
+  /// The threads that execute one instance together.
+  int64_t threads = 1;
 };
 OpFlops opFlops(Operation *op);
 

@@ -66,11 +66,22 @@ struct Scratch {
   uint64_t bytes = 0;
 };
 
-/// A kernel argument: a payload parameter, a scratch buffer or a constant
-/// scalar.
+/// A TMA tensor map of a buffer parameter (use_wgmma's loads): the runner
+/// encodes it with cuTensorMapEncodeTiled and passes the kernel the address
+/// of a copy in global memory (lib/Runtime/TensorMap.cpp).
+struct TensorMapArg {
+  int param = 0;            // the buffer parameter it maps
+  std::vector<int64_t> box; // elements a load copies per dimension, outermost first
+  int swizzle = 0;          // bytes: 0 (none), 32, 64 or 128
+  int l2Promotion = 0;      // bytes: 0 (none), 64, 128 or 256
+};
+
+/// A kernel argument: a payload parameter, a scratch buffer, a tensor map
+/// or a constant scalar.
 struct KernelArg {
   std::optional<int> param;   // index into Manifest::params
   std::optional<int> scratch; // index into Manifest::scratch
+  std::optional<TensorMapArg> tensorMap;
   ElementType type = ElementType::i64; // for constants
   double value = 0;                    // for constants
 };

@@ -105,19 +105,34 @@ DiagnosedSilenceableFailure checkOperands(TransformOpInterface self,
 }
 } // namespace
 
+linalg::MatmulOp
+tirx::detail::plainMatmul(TransformOpInterface op, Operation *target,
+                          StringRef transform,
+                          DiagnosedSilenceableFailure &refusal) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (!matmul || !matmul.hasPureBufferSemantics()) {
+    refusal = wrongTarget(op, target, "a linalg.matmul on buffers");
+    return nullptr;
+  }
+  if (matmul.hasUserDefinedMaps()) {
+    refusal = reject(op, target, RefusalCode::not_applicable,
+                     "the matmul has its own indexing maps (a transposed or "
+                     "broadcast operand); " +
+                         transform + " takes C[m, n] += A[m, k] * B[k, n]");
+    return nullptr;
+  }
+  return matmul;
+}
+
 DiagnosedSilenceableFailure
 tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                            ApplyToEachResultList &results,
                            TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics())
-    return wrongTarget(self, target, "a linalg.matmul on buffers");
-  if (matmul.hasUserDefinedMaps())
-    return reject(self, target, RefusalCode::not_applicable,
-                  "the matmul has its own indexing maps (a transposed or "
-                  "broadcast operand); use_mma takes C[m, n] += A[m, k] * "
-                  "B[k, n]");
+  DiagnosedSilenceableFailure refusal = DiagnosedSilenceableFailure::success();
+  linalg::MatmulOp matmul = plainMatmul(self, target, "use_mma", refusal);
+  if (!matmul)
+    return refusal;
   if (!insideMapping(target, MappingKind::Block))
     return reject(self, target, RefusalCode::bad_order,
                   "the target is not inside a forall mapped to blocks: "

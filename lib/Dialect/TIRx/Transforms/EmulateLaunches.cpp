@@ -812,6 +812,20 @@ struct EmulateLaunchesPass
     : public tirx::impl::TIRxEmulateLaunchesBase<EmulateLaunchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Hopper's asynchronous units have no CPU model here: say so once, at
+    // the first of their ops, rather than at whichever nvgpu op comes first.
+    WalkResult hopper = module.walk([](Operation *op) {
+      if (isa<nvgpu::WarpgroupMmaOp, nvgpu::TmaAsyncLoadOp,
+              nvgpu::TmaCreateDescriptorOp>(op)) {
+        op->emitError() << "tirx-emulate-launches: wgmma and TMA (use_wgmma) "
+                           "are not emulated; check this schedule on the GPU "
+                           "(tirx-run)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (hopper.wasInterrupted())
+      return signalPassFailure();
     SmallVector<gpu::LaunchOp> launches;
     module.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
     for (gpu::LaunchOp launch : launches) {

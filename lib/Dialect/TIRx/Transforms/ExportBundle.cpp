@@ -72,6 +72,10 @@ void collectEffects(Value root, bool &reads, bool &writes) {
       Operation *user = use.getOwner();
       if (isa<gpu::LaunchFuncOp>(user))
         continue; // the caller follows launches into the kernels
+      if (isa<nvgpu::TmaCreateDescriptorOp>(user)) {
+        reads = true; // a tensor map: TMA loads read through it
+        continue;
+      }
       if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
         if (view.getViewSource() == v)
           for (Value result : user->getResults())
@@ -155,7 +159,7 @@ double countFlopsPerThread(gpu::GPUFuncOp kernel, int64_t blockX) {
     if (!f.flops)
       return;
     // A warp's op: a 32nd of it per thread.
-    double per = f.perWarp ? double(f.flops) / 32 : double(f.flops);
+    double per = double(f.flops) / double(f.threads);
     for (Operation *p = op->getParentOp(); p && p != kernel;
          p = p->getParentOp()) {
       if (auto loop = dyn_cast<scf::ForOp>(p))
@@ -166,6 +170,50 @@ double countFlopsPerThread(gpu::GPUFuncOp kernel, int64_t blockX) {
     total += per;
   });
   return total;
+}
+
+/// A kernel argument that is the tensor map of a payload parameter:
+/// nvgpu.tma.create.descriptor (through the casts of memref.cast and
+/// tirx-tensor-map-params) of a buffer parameter of `payload`.
+std::optional<rt::TensorMapArg> tensorMapOf(Value operand,
+                                            func::FuncOp payload) {
+  if (auto cast = operand.getDefiningOp<UnrealizedConversionCastOp>();
+      cast && cast->getNumOperands() == 1)
+    operand = cast->getOperand(0);
+  auto create = operand.getDefiningOp<nvgpu::TmaCreateDescriptorOp>();
+  if (!create)
+    return std::nullopt;
+  Value source = create.getTensor();
+  if (auto cast = source.getDefiningOp<memref::CastOp>())
+    source = cast.getSource();
+  auto arg = dyn_cast<BlockArgument>(source);
+  if (!arg || arg.getOwner() != &payload.getBody().front())
+    return std::nullopt;
+  rt::TensorMapArg map;
+  map.param = int(arg.getArgNumber());
+  for (Value size : create.getBoxDimensions()) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    if (!c)
+      return std::nullopt;
+    map.box.push_back(*c);
+  }
+  nvgpu::TensorMapDescriptorType type = create.getTensorMap().getType();
+  if (type.getInterleave() != nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE ||
+      type.getOob() != nvgpu::TensorMapOOBKind::OOB_ZERO)
+    return std::nullopt;
+  switch (type.getSwizzle()) {
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE: map.swizzle = 0; break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B: map.swizzle = 32; break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B: map.swizzle = 64; break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B: map.swizzle = 128; break;
+  }
+  switch (type.getL2promo()) {
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_NONE: map.l2Promotion = 0; break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_64B: map.l2Promotion = 64; break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_128B: map.l2Promotion = 128; break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_256B: map.l2Promotion = 256; break;
+  }
+  return map;
 }
 
 struct ExportBundlePass
@@ -335,6 +383,9 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
                           rt::elementBytes(*element);
           manifest.scratch.push_back(scratch);
         }
+      } else if (std::optional<rt::TensorMapArg> map =
+                     tensorMapOf(operand, payload)) {
+        arg.tensorMap = std::move(*map);
       } else if (auto type = elementTypeOf(operand.getType());
                  type && operand.getDefiningOp<arith::ConstantOp>()) {
         arg.type = *type;
@@ -494,7 +545,9 @@ void ExportBundlePass::runOnOperation() {
   options.chip = chip;
   options.features = features;
   options.format = "isa";
-  if (failed(mlir::tirx::validateLowerToNVVMOptions(
+  if (failed(mlir::tirx::selectChipForKernels(
+          module, options, [&] { return module.emitError(); })) ||
+      failed(mlir::tirx::validateLowerToNVVMOptions(
           options, [&] { return module.emitError(); })))
     return signalPassFailure();
   // The toolkit gives libdevice to the lowering and, unless ptxas= names

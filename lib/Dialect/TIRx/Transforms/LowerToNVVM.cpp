@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -125,6 +126,42 @@ LogicalResult mlir::tirx::validateLowerToNVVMOptions(
   return success();
 }
 
+LogicalResult mlir::tirx::selectChipForKernels(
+    ModuleOp module, TIRxLowerToNVVMOptions &options,
+    function_ref<InFlightDiagnostic()> emitError) {
+  Operation *hopperOnly = nullptr;
+  module.walk([&](Operation *op) {
+    if (isa<nvgpu::WarpgroupMmaOp, nvgpu::TmaAsyncLoadOp>(op)) {
+      hopperOnly = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!hopperOnly)
+    return success();
+  if (options.chip != "sm_90" && options.chip != "sm_90a")
+    return emitError() << "tirx-lower-to-nvvm: '"
+                       << hopperOnly->getName().getStringRef()
+                       << "' (use_wgmma) needs sm_90a (wgmma and TMA), but "
+                          "the chip is "
+                       << options.chip;
+  options.chip = "sm_90a";
+  // The fence that acquires a tensor map written by the host
+  // (fence.proxy.tensormap) is PTX 8.3.
+  FailureOr<std::optional<unsigned>> ptx = parsePtxFeature(options.features);
+  if (succeeded(ptx) && !*ptx)
+    options.features = options.features.empty()
+                           ? std::string("+ptx83")
+                           : "+ptx83," + options.features;
+  else if (succeeded(ptx) && **ptx < 83)
+    return emitError() << "tirx-lower-to-nvvm: '"
+                       << hopperOnly->getName().getStringRef()
+                       << "' (use_wgmma) needs PTX 8.3 (+ptx83) or newer, "
+                          "got '"
+                       << options.features << "'";
+  return success();
+}
+
 void mlir::tirx::buildLowerToNVVMPipeline(
     OpPassManager &pm, const TIRxLowerToNVVMOptions &options) {
   buildPrepareForNVVMPipeline(pm);
@@ -153,6 +190,8 @@ void mlir::tirx::buildPrepareLaunchesPipeline(OpPassManager &pm) {
 void mlir::tirx::buildPrepareForNVVMPipeline(OpPassManager &pm) {
   buildPrepareLaunchesPipeline(pm);
   pm.addPass(createGpuKernelOutliningPass());
+  // TMA tensor maps (use_wgmma) reach the kernels as pointers.
+  pm.addPass(createTIRxTensorMapParams());
   pm.addPass(createTIRxAlignWorkgroupBuffers());
   // Upstream's nvgpu lowering fails on bf16 mma.sync: lowered here, before
   // its pipeline (a reference, lowered by upstream alone, has no mma).
@@ -390,7 +429,9 @@ struct LowerToNVVMPass
     options.barePtr = barePtr;
     options.optLevel = optLevel;
     options.ptxasOptions = ptxasOptions;
-    if (failed(validateLowerToNVVMOptions(
+    if (failed(selectChipForKernels(module, options,
+                                    [&] { return module.emitError(); })) ||
+        failed(validateLowerToNVVMOptions(
             options, [&] { return module.emitError(); })))
       return signalPassFailure();
 

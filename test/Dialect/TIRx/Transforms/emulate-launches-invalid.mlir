@@ -46,3 +46,15 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// Refused, at its first op: TMA and wgmma (use_wgmma) have no CPU model.
+func.func @tma(%a: memref<128x64xbf16>) {
+  %c = memref.cast %a : memref<128x64xbf16> to memref<*xbf16>
+  %c128 = arith.constant 128 : index
+  %c64 = arith.constant 64 : index
+  // expected-error @below {{tirx-emulate-launches: wgmma and TMA (use_wgmma) are not emulated; check this schedule on the GPU (tirx-run)}}
+  %d = nvgpu.tma.create.descriptor %c box[%c128, %c64] : memref<*xbf16> -> !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+  return
+}

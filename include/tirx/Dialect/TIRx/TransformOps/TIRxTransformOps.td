@@ -479,6 +479,65 @@ def TIRx_UseMmaOp : TIRx_TransformOp<"use_mma", "linalg.matmul", [{
   }];
 }
 
+def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
+  {"params": {"type": "object", "additionalProperties": false,
+    "properties": {"stages": {"type": "integer", "minimum": 2, "maximum": 8, "default": 4,
+      "description": "shared buffers per operand: TMA loads the next stages - 1 tiles of K (64 each) while wgmma computes on one"},
+     "warpgroups": {"type": "integer", "minimum": 1, "maximum": 2, "default": 1,
+      "description": "consumer warpgroups (128 threads each): 1 computes the whole tile (M 64 or 128), 2 split M = 128 into two halves of 64 rows"}}},
+   "preconditions": ["the target is a linalg.matmul on buffers (no transposed or broadcast maps) inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
+                     "A and B are alike f16 or bf16, C is f32; the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
+                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, K of 64",
+                     "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory"]}
+}]> {
+  let summary = "Compute a block's matmul tile with Hopper's wgmma, fed by TMA";
+  let description = [{
+    Rewrites the block's `C[M, N] += A[M, K] * B[K, N]` (16-bit A and B, f32
+    C) for sm_90a: a forall of `128 x warpgroups` threads (`#gpu.thread<x>`)
+    in which thread 0 loads tiles of 64 along K with TMA
+    (`nvgpu.tma.async.load`: A in `M x 64` boxes, B in `64 x 64` boxes,
+    128-byte swizzle, tensor maps made on the host by
+    `nvgpu.tma.create.descriptor`) into `stages` shared buffers, each
+    guarded by an mbarrier; each warpgroup waits for its tile and multiplies
+    it with `nvgpu.warpgroup.mma` (`wgmma.mma_async` m64nNk16, f32
+    accumulators in registers), keeping one group of wgmma in flight. Once
+    the last group completes, the sums go through shared memory and each
+    thread adds them to C four at a time.
+
+    The runner encodes the tensor maps (`cuTensorMapEncodeTiled`) from the
+    bundle's manifest and passes each kernel a pointer to its copy in global
+    memory. The CPU emulator (`tirx-emulate-launches`) does not run wgmma or
+    TMA and says so.
+
+    ```mlir
+    %threads = transform.tirx.use_wgmma %matmul stages 4 warpgroups 1
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the threads' `scf.forall`. Refuses with
+    `not_applicable` (not a linalg.matmul on buffers, or one with its own
+    indexing maps), `bad_order` (not inside a block mapping, or already
+    split among threads), `not_a_tile` (A or B not a subview, taking all of
+    K, of a buffer the host holds: the reduction was tiled, or the operands
+    were promoted), `unsupported_type` (not 16-bit A and B with an f32 C),
+    `bad_block_size` (a block tile wgmma cannot take), `not_divisible` (M,
+    N or K not multiples of the tile), `too_wide` (more sums than registers
+    hold: use two warpgroups) or `exceeds_smem` (the hint gives the stages
+    that fit).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DefaultValuedAttr<I64Attr, "4">:$stages,
+                       DefaultValuedAttr<I64Attr, "1">:$warpgroups);
+  let results = (outs TransformHandleTypeInterface:$forall);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $target (`stages` $stages^)? (`warpgroups` $warpgroups^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
 def TIRx_PipelineOp : TIRx_TransformOp<"pipeline", "scf.for", [{
   {"params": {"type": "object", "additionalProperties": false,
     "properties": {"stages": {"type": "integer", "minimum": 2, "maximum": 8, "default": 3,

@@ -55,6 +55,15 @@ LogicalResult
 validateLowerToNVVMOptions(TIRxLowerToNVVMOptions &options,
                            function_ref<InFlightDiagnostic()> emitError);
 
+/// The chip and PTX version a module's kernels need: when they use wgmma
+/// or TMA (use_wgmma), sm_90a for sm_90 (the same device; the "a" features
+/// are what wgmma needs) and PTX 8.3 unless a newer one is named (the
+/// tensor-map fence); unchanged otherwise. Fails, through `emitError`, when
+/// they use wgmma or TMA and the chip is not sm_90(a) or the PTX is older.
+LogicalResult
+selectChipForKernels(ModuleOp module, TIRxLowerToNVVMOptions &options,
+                     function_ref<InFlightDiagnostic()> emitError);
+
 /// Appends the passes of tirx-lower-to-nvvm (options already validated):
 /// the preparation, then the NVVM code generation.
 void buildLowerToNVVMPipeline(OpPassManager &pm,

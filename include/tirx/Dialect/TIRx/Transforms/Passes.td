@@ -178,6 +178,31 @@ def TIRxPromoteAccumulators : Pass<"tirx-promote-accumulators"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TIRxTensorMapParams : Pass<"tirx-tensor-map-params", "ModuleOp"> {
+  let summary = "Pass TMA tensor maps to kernels as pointers";
+  let description = [{
+    After `gpu-kernel-outlining`, a kernel that loads with TMA (use_wgmma)
+    takes its tensor maps as `!nvgpu.tensormap.descriptor` parameters,
+    which `convert-gpu-to-nvvm` cannot convert (upstream's pipeline lowers
+    the nvgpu ops before it outlines; TIRx outlines first). This pass makes
+    each such parameter an `!llvm.ptr` (the address of the 128-byte tensor
+    map in global memory, which the runner fills with
+    `cuTensorMapEncodeTiled`), casts it back to the descriptor type at the
+    kernel's entry, and casts the host's descriptor at each
+    `gpu.launch_func`; the casts fold away once the nvgpu ops are lowered.
+
+    ```mlir
+    gpu.func @k(%map: !nvgpu.tensormap.descriptor<...>) kernel
+    // becomes
+    gpu.func @k(%ptr: !llvm.ptr) kernel {
+      %map = builtin.unrealized_conversion_cast %ptr
+          : !llvm.ptr to !nvgpu.tensormap.descriptor<...>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
+}
+
 def TIRxLowerBf16Mma : Pass<"tirx-lower-bf16-mma"> {
   let summary = "Lower bf16 nvgpu.mma.sync to nvvm.mma.sync";
   let description = [{

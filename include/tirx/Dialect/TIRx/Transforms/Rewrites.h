@@ -206,6 +206,62 @@ FailureOr<scf::ForallOp> useMma(RewriterBase &rewriter, linalg::MatmulOp matmul,
                                 const UseMmaOptions &options);
 
 //===----------------------------------------------------------------------===//
+// use_wgmma
+//===----------------------------------------------------------------------===//
+
+/// The K of one staged tile: a 128-byte row of 16-bit elements, the width
+/// of the 128-byte swizzle that TMA writes and wgmma reads.
+constexpr int64_t kWgmmaTileK = 64;
+/// Rows of C that one warpgroup's wgmma computes (m64nNk16).
+constexpr int64_t kWgmmaM = 64;
+/// The alignment of the staged tiles in shared memory (the period of the
+/// 128-byte swizzle).
+constexpr int64_t kWgmmaSharedAlign = 1024;
+
+struct UseWgmmaOptions {
+  /// Shared buffers per operand: TMA fills stages - 1 tiles ahead.
+  int64_t stages = 4;
+  /// Consumer warpgroups (128 threads each); with 2, each computes 64 rows.
+  int64_t warpgroups = 1;
+};
+
+/// Where a block's matmul tile reads A and B: the whole buffers, as the
+/// host holds them (for the TMA descriptors), and the tile's first row of
+/// A and first column of B.
+struct WgmmaSources {
+  Value a, b;
+  OpFoldResult rowA, colB;
+};
+
+/// The sources of `matmul`'s A and B tiles: subviews with unit strides of
+/// static 2-D buffers with the identity layout, defined outside `blocks`,
+/// that take all of K; nullopt otherwise.
+std::optional<WgmmaSources> findWgmmaSources(linalg::MatmulOp matmul,
+                                             scf::ForallOp blocks);
+
+/// Bytes of shared memory useWgmma allocates per block for a BM x BN tile
+/// of C: the staged tiles (or C's padded f32 tile, which reuses them,
+/// whichever is larger) and room to align them.
+int64_t wgmmaSharedBytes(int64_t bm, int64_t bn, int64_t stages);
+
+/// Rewrites a block's matmul C[BM, BN] += A[BM, K] * B[K, BN] (f16 or bf16,
+/// f32 C) into a forall of 128 * warpgroups threads that stage A and B in
+/// shared memory with TMA (tensor maps created before `blocks`, 128-byte
+/// swizzle, an mbarrier per stage), multiply them with
+/// nvgpu.warpgroup.mma, and add the sums to C through shared memory.
+/// Returns the threads' forall.
+///
+/// Assumes (use_wgmma checks them): findWgmmaSources finds the sources,
+/// `blocks` is the forall mapped to blocks around `matmul`, A and B are
+/// alike f16 or bf16 and C f32, K is a multiple of kWgmmaTileK, BM is
+/// 64 * warpgroups (or 128 with one), BN a multiple of 64 up to 256.
+FailureOr<scf::ForallOp> useWgmma(RewriterBase &rewriter,
+                                  linalg::MatmulOp matmul,
+                                  scf::ForallOp blocks,
+                                  const WgmmaSources &sources,
+                                  const UseWgmmaOptions &options);
+
+//===----------------------------------------------------------------------===//
 // pipeline
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,123 @@
+//===- TensorMapTest.cpp - tensor-map arguments of bundles ------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// The manifest's {"tensor_map": ...} kernel arguments (use_wgmma's TMA
+// loads) and the parameters the runner gives cuTensorMapEncodeTiled for
+// them. Runs on CI: no GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorMap.h"
+
+#include "tirx/Runtime/Manifest.h"
+
+#include <gtest/gtest.h>
+
+using namespace tirx::runtime;
+
+namespace {
+const char *kWgmma = R"({
+  "format": "tirx-bundle", "version": 1, "payload": "mm", "chip": "sm_90a",
+  "params": [
+    {"name": "A", "kind": "buffer", "type": "bf16", "shape": [256, 1024], "role": "in"},
+    {"name": "B", "kind": "buffer", "type": "bf16", "shape": [1024, 512], "role": "in"},
+    {"name": "C", "kind": "buffer", "type": "f32", "shape": [256, 512], "role": "inout"},
+    {"name": "s", "kind": "scalar", "type": "f32", "value": 1.0}],
+  "kernels": [{"name": "k", "ptx": "k.ptx", "grid": [4, 2, 1], "block": [128, 1, 1],
+               "args": [{"tensor_map": {"param": 0, "box": [128, 64], "swizzle": 128,
+                                        "l2_promotion": 256}},
+                        {"tensor_map": {"param": 1, "box": [64, 64], "swizzle": 128}},
+                        {"param": 2}]}]})";
+
+std::string replaced(const std::string &from, const std::string &to) {
+  std::string text = kWgmma;
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string parseError(const std::string &text) {
+  Manifest m;
+  std::string error;
+  EXPECT_FALSE(parseManifest(text, m, error));
+  return error;
+}
+} // namespace
+
+TEST(TensorMapTest, ParsesAndRoundTrips) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kWgmma, m, error)) << error;
+  const KernelArg &a = m.kernels[0].args[0];
+  ASSERT_TRUE(a.tensorMap.has_value());
+  EXPECT_FALSE(a.param.has_value());
+  EXPECT_EQ(a.tensorMap->param, 0);
+  EXPECT_EQ(a.tensorMap->box, (std::vector<int64_t>{128, 64}));
+  EXPECT_EQ(a.tensorMap->swizzle, 128);
+  EXPECT_EQ(a.tensorMap->l2Promotion, 256);
+  EXPECT_EQ(m.kernels[0].args[1].tensorMap->l2Promotion, 0); // optional
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_EQ(serializeManifest(again), serializeManifest(m));
+}
+
+TEST(TensorMapTest, MalformedMapsNameTheField) {
+  EXPECT_NE(parseError(replaced(R"("param": 0, "box")", R"("param": 3, "box")"))
+                .find("kernels[0].args[0].tensor_map.param: a tensor map "
+                      "needs an f16, bf16 or f32 buffer"),
+            std::string::npos);
+  EXPECT_NE(parseError(replaced(R"("param": 0, "box")", R"("param": 9, "box")"))
+                .find("kernels[0].args[0].tensor_map.param: must lie in"),
+            std::string::npos);
+  EXPECT_NE(parseError(replaced("[128, 64]", "[128]"))
+                .find("tensor_map.box: expected one size per dimension"),
+            std::string::npos);
+  EXPECT_NE(parseError(replaced("[128, 64]", "[512, 64]"))
+                .find("tensor_map.box[0]: must lie in [1, 256]"),
+            std::string::npos);
+  EXPECT_NE(parseError(replaced(R"("swizzle": 128,)", R"("swizzle": 100,)"))
+                .find("tensor_map.swizzle: must be 0, 32, 64 or 128"),
+            std::string::npos);
+  // 64 bf16 are 128 bytes: wider than a 64-byte swizzle.
+  EXPECT_NE(parseError(replaced(R"("swizzle": 128,)", R"("swizzle": 64,)"))
+                .find("tensor_map.box: the innermost box dimension is wider "
+                      "than the swizzle"),
+            std::string::npos);
+  EXPECT_NE(parseError(replaced(R"("l2_promotion": 256)", R"("l2_promotion": 32)"))
+                .find("tensor_map.l2_promotion: must be 0, 64, 128 or 256"),
+            std::string::npos);
+}
+
+TEST(TensorMapTest, EncodingIsInnermostFirst) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kWgmma, m, error)) << error;
+  gpu::TensorMapEncoding a =
+      gpu::tensorMapEncoding(*m.kernels[0].args[0].tensorMap, m.params[0]);
+  EXPECT_EQ(a.dataType, 9); // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+  EXPECT_EQ(a.rank, 2u);
+  EXPECT_EQ(a.dims[0], 1024u); // K, contiguous
+  EXPECT_EQ(a.dims[1], 256u);
+  EXPECT_EQ(a.strides[0], 2048u); // bytes per row of A
+  EXPECT_EQ(a.box[0], 64u);
+  EXPECT_EQ(a.box[1], 128u);
+  EXPECT_EQ(a.elementStrides[0], 1u);
+  EXPECT_EQ(a.elementStrides[1], 1u);
+  EXPECT_EQ(a.swizzle, 3);     // CU_TENSOR_MAP_SWIZZLE_128B
+  EXPECT_EQ(a.l2Promotion, 3); // CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+  gpu::TensorMapEncoding b =
+      gpu::tensorMapEncoding(*m.kernels[0].args[1].tensorMap, m.params[1]);
+  EXPECT_EQ(b.dims[0], 512u);
+  EXPECT_EQ(b.strides[0], 1024u);
+  EXPECT_EQ(b.l2Promotion, 0);
+
+  TensorMapArg small{2, {8, 16}, 64, 64};
+  gpu::TensorMapEncoding c = gpu::tensorMapEncoding(small, m.params[2]);
+  EXPECT_EQ(c.dataType, 7); // f32
+  EXPECT_EQ(c.swizzle, 2);  // 64B
+  EXPECT_EQ(c.l2Promotion, 1);
+  TensorMapArg none{2, {8, 16}, 0, 128};
+  EXPECT_EQ(gpu::tensorMapEncoding(none, m.params[2]).swizzle, 0);
+  EXPECT_EQ(gpu::tensorMapEncoding(none, m.params[2]).l2Promotion, 2);
+}
