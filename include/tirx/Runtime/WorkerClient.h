@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace tirx {
@@ -33,6 +34,8 @@ struct MeasureOptions {
   std::optional<uint64_t> seed; // none: the worker's (fixed for its life)
   double timeout = 10;         // seconds a kernel may keep the GPU busy
   std::string irVersion;       // "": the manifest's
+  /// Dynamic dimensions' extents; the rest take the manifest's defaults.
+  std::vector<std::pair<std::string, int64_t>> sizes;
 };
 
 struct WorkerConfig {
