@@ -436,10 +436,11 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
                                                          kernel.block[2]));
       std::string e = std::to_string(perBlock);
       for (int d = 0; d < 3; ++d)
-        e += " * " + (kernel.gridExprs[d].empty()
-                          ? std::to_string(kernel.grid[d])
-                          : kernel.gridExprs[d]);
-      kernel.flopsExpr = e;
+        if (!kernel.gridExprs[d].empty() || kernel.grid[d] != 1)
+          e += " * " + (kernel.gridExprs[d].empty()
+                            ? std::to_string(kernel.grid[d])
+                            : kernel.gridExprs[d]);
+      kernel.flopsExpr = perBlock ? e : "";
       kernel.flops = 0;
     }
     func.walk([&](nvgpu::MmaSyncOp mma) {
