@@ -20,6 +20,7 @@ sentinels), so an element it never writes fails. A buffer the seed leaves
 unchanged (an input) must come back bit for bit.
 
   tirx-cpu-check SEED.mlir --recipe R.json [--resize 8192x8192=4x8192 ...]
+                 [--size s0=3,s1=1009 ...]   (run-time sizes, tirx.dims)
   tirx-cpu-check SEED.mlir --schedule SCHEDULED.mlir
   tirx-cpu-check SEED.mlir --reference   (the seed's GPU reference mapping)
 
