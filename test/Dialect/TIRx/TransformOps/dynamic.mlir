@@ -117,3 +117,28 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A row sum over rows of run-time length: a block per row works (the rows
+// are the run-time size s0), but reduce_in_block's tree needs the row's
+// static extent: refused, naming the loop.
+func.func @dynamic_row(%x: memref<?x?xf32>, %s: memref<?xf32>) {
+  // expected-note @below {{payload op: func @dynamic_row / scf.forall#0 (block x) / linalg.reduce#0}}
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%s : memref<?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %r = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %r tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{dynamic_shape: loop 1 has a size known only at run time (memref<1x?xf32, strided<[?, 1], offset: ?>>)}}
+    // expected-note @below {{hint: tile the run-time size with tile_to_blocks first}}
+    %red = transform.tirx.reduce_in_block %t threads = 256 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -679,7 +679,8 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     with `not_applicable` (not a linalg op on buffers with one output of
     static shape indexed by its parallel loops alone, or a body using
     linalg.index), `bad_order` (not inside a
-    block, or already split among threads), `not_reduction`,
+    block, or already split among threads), `dynamic_shape` (a loop of
+    run-time extent: a row of run-time length), `not_reduction`,
     `several_reductions`, `unknown_combiner`, `too_many_outputs` (more
     outputs than threads) or `exceeds_smem`. A thread count that is not a
     power of two in [32, 1024] is refused by the verifier.
