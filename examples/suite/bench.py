@@ -23,12 +23,28 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 import torch_ref  # noqa: E402
 
 
+def size_flags(bundle, name):
+    """--size for each run-time dimension of the bundle (docs/bundle.md,
+    "Dynamic sizes"), at the torch inputs' shapes: the same sizes as the peers."""
+    try:
+        manifest = json.load(open(os.path.join(bundle, "manifest.json")))
+        spec = torch_ref.table()[name][1]
+        flags = []
+        for s in manifest.get("sizes", []):
+            if s["param"] < len(spec):
+                flags += ["--size", "%s=%d" % (s["name"], spec[s["param"]][0][s["dim"]])]
+        return flags
+    except (ImportError, OSError, ValueError, KeyError, IndexError, TypeError):
+        return []
+
+
 def tirx_time(build, bundles, name, out, samples):
     feedback = os.path.join(out, name + ".json")
-    subprocess.run([os.path.join(build, "bin", "tirx-run"),
-                    os.path.join(bundles, "suite-" + name),
+    bundle = os.path.join(bundles, "suite-" + name)
+    subprocess.run([os.path.join(build, "bin", "tirx-run"), bundle,
                     "--reference", os.path.join(bundles, "suite-" + name + "-ref"),
-                    "-o", feedback] + (["--samples", str(samples)] if samples else []),
+                    "-o", feedback] + size_flags(bundle, name)
+                   + (["--samples", str(samples)] if samples else []),
                    env=dict(os.environ, XDG_CACHE_HOME=os.path.join(out, "cache")))
     try:
         f = json.load(open(feedback))

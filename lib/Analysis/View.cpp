@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
+#include <set>
 #include <sstream>
 
 using namespace mlir;
@@ -684,6 +685,24 @@ std::string mlir::tirx::summaryText(const ViewInputs &in) {
         os << ", " << *d.blocks() / in.device.smCount << " blocks per SM";
     }
     os << ").\n";
+  }
+  // Run-time sizes (tirx.dims on the arguments): what depends on them is
+  // unknown here, not a guess.
+  std::set<std::string> sizes;
+  in.payload.walk([&](FunctionOpInterface func) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto dims = func.getArgAttrOfType<ArrayAttr>(i, "tirx.dims"))
+        for (Attribute d : dims)
+          if (auto name = dyn_cast<StringAttr>(d); name && !name.empty())
+            sizes.insert(name.str());
+  });
+  if (!sizes.empty()) {
+    os << "sizes known at run time: ";
+    for (auto it = sizes.begin(); it != sizes.end(); ++it)
+      os << (it == sizes.begin() ? "" : ", ") << *it;
+    os << " (the figures that depend on them are shown as ? or unknown; the "
+          "bundle's manifest gives them as expressions, tirx-run --size "
+          "sets them).\n";
   }
   // Per buffer, its widest access (a tail's shorter vector aside).
   std::map<std::string, std::string> seen;

@@ -10,6 +10,7 @@
 
 #include "tirx/Harness/Auto.h"
 #include "tirx/Support/JSON.h"
+#include "tirx/Dialect/TIRx/Transforms/Tails.h"
 #include "Isolation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -792,8 +793,10 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
     OpFacts f;
     f.name = opName;
     f.index = index;
-    for (int64_t e : linalgOp.getStaticLoopRanges())
-      f.extents.push_back(ShapedType::isDynamic(e) ? -1 : e);
+    // A tail of a run-time size counts at its largest (its bound); a
+    // payload's own run-time size is unknown (-1).
+    for (int64_t e : tirx::tailBounds(op))
+      f.extents.push_back(e > 0 ? e : -1);
     for (utils::IteratorType it : linalgOp.getIteratorTypesArray())
       f.reduction.push_back(it == utils::IteratorType::reduction);
     unsigned widest = 0;

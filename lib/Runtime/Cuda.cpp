@@ -190,12 +190,14 @@ void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers,
   const Manifest &m = *manifest;
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const Kernel &k = m.kernels[i];
-    // Arguments, each in storage of its own type.
-    std::vector<std::array<uint8_t, 8>> storage(k.args.size());
-    std::vector<void *> pointers(k.args.size());
+    // Arguments, each in storage of its own type (a descriptor takes
+    // 3 + 2 x rank slots).
+    std::vector<std::array<uint8_t, 8>> storage;
+    storage.reserve(k.args.size() * 8);
     for (size_t a = 0; a < k.args.size(); ++a) {
       const KernelArg &arg = k.args[a];
-      uint8_t *slot = storage[a].data();
+      storage.emplace_back();
+      uint8_t *slot = storage.back().data();
       std::memset(slot, 0, 8);
       if (arg.tensorMap) {
         const TensorMapArg &map = *arg.tensorMap;
@@ -208,6 +210,25 @@ void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers,
         CUdeviceptr p = arg.scratch ? buffers[m.params.size() + *arg.scratch]
                                     : buffers[*arg.param];
         std::memcpy(slot, &p, sizeof(p));
+        if (arg.descriptor) {
+          // The memref descriptor, flattened as the kernel's signature
+          // has it: allocated, aligned, offset, sizes..., strides...
+          const std::vector<int64_t> &shape =
+              arg.scratch ? m.scratch[*arg.scratch].shape
+                          : m.params[*arg.param].shape;
+          std::vector<int64_t> fields = {0};
+          fields.insert(fields.end(), shape.begin(), shape.end());
+          std::vector<int64_t> strides(shape.size(), 1);
+          for (size_t d = shape.size(); d-- > 1;)
+            strides[d - 1] = strides[d] * shape[d];
+          fields.insert(fields.end(), strides.begin(), strides.end());
+          storage.emplace_back();
+          std::memcpy(storage.back().data(), &p, sizeof(p));
+          for (int64_t field : fields) {
+            storage.emplace_back();
+            std::memcpy(storage.back().data(), &field, 8);
+          }
+        }
       } else {
         ElementType type = arg.param ? m.params[*arg.param].type : arg.type;
         double value = arg.param ? scalars[*arg.param] : arg.value;
@@ -221,8 +242,10 @@ void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers,
         case ElementType::i64: { int64_t v = int64_t(value); std::memcpy(slot, &v, 8); break; }
         }
       }
-      pointers[a] = slot;
     }
+    std::vector<void *> pointers;
+    for (auto &slot : storage)
+      pointers.push_back(slot.data());
     CU(cuLaunchKernel(functions[i], unsigned(k.grid[0]), unsigned(k.grid[1]),
                       unsigned(k.grid[2]), unsigned(k.block[0]),
                       unsigned(k.block[1]), unsigned(k.block[2]),

@@ -287,6 +287,11 @@ std::string serializeFeedback(const Feedback &f) {
                                                  ? json(b.relL2Error)
                                                  : json(nullptr)}});
   j["seed"] = optional(f.seed);
+  if (!f.sizes.empty()) {
+    j["sizes"] = json::object();
+    for (const auto &[name, value] : f.sizes)
+      j["sizes"][name] = value;
+  }
   j["checked_launches"] = f.checkedLaunches;
   j["launch_count"] = f.launchCount;
   j["stateful"] = optional(f.stateful);
@@ -366,6 +371,10 @@ bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
     readOptional(j, "rel_l2_error", f.relL2Error);
     f.correctnessDetail = j.value("correctness_detail", "");
     readOptional(j, "seed", f.seed);
+    if (j.contains("sizes") && j["sizes"].is_object())
+      for (auto it = j["sizes"].begin(); it != j["sizes"].end(); ++it)
+        if (it.value().is_number_integer())
+          f.sizes.emplace_back(it.key(), it.value().get<int64_t>());
     if (j.contains("checked_launches") && j["checked_launches"].is_array())
       f.checkedLaunches = j["checked_launches"].get<std::vector<int64_t>>();
     f.launchCount = j.value("launch_count", int64_t(0));

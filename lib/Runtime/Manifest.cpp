@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -213,31 +215,65 @@ json numberJSON(double v) {
   return v;
 }
 
-/// Three launch dimensions, each within CUDA's limit for it (`max`: x, y, z).
+/// An expression of the declared sizes (a string); fails naming `path`.
+std::string sizeExpression(const json &value, const std::string &path,
+                           const std::vector<std::string> &sizes) {
+  std::string text = string(value, path);
+  if (sizes.empty())
+    fail(path, "\"" + text + "\" names sizes, but the manifest declares none");
+  std::string error = checkSizeExpression(text, sizes);
+  if (!error.empty())
+    fail(path, error);
+  return text;
+}
+
+/// Three launch dimensions, each within CUDA's limit for it (`max`: x, y, z)
+/// or, with `exprs`, an expression of the sizes (checked when bound).
 void parseDims(const json &value, const std::string &path, int64_t out[3],
-               const int64_t (&max)[3]) {
+               const int64_t (&max)[3], std::string *exprs = nullptr,
+               const std::vector<std::string> *sizes = nullptr) {
   if (!value.is_array() || value.size() != 3)
     fail(path, "expected an array of 3 integers");
-  for (int i = 0; i < 3; ++i)
-    out[i] = integer(value[i], path + "[" + std::to_string(i) + "]", 1, max[i]);
+  for (int i = 0; i < 3; ++i) {
+    std::string at = path + "[" + std::to_string(i) + "]";
+    if (exprs && value[i].is_string())
+      exprs[i] = sizeExpression(value[i], at, *sizes);
+    else
+      out[i] = integer(value[i], at, 1, max[i]);
+  }
 }
 
 /// A buffer's "shape" (at most 2^40 elements) and optional "bytes";
-/// returns the bytes.
+/// returns the bytes. An extent may be an expression of the declared
+/// sizes (`exprs` then has one entry per dimension, "" where static; the
+/// bytes are known once bound, 0 until then).
 uint64_t bufferShape(const json &j, const std::string &path, ElementType type,
-                     std::vector<int64_t> &out) {
+                     std::vector<int64_t> &out, std::vector<std::string> &exprs,
+                     const std::vector<std::string> &sizes) {
   const json &shape = field(j, path, "shape");
   if (!shape.is_array())
     fail(path + ".shape", "expected an array");
   uint64_t elements = 1;
+  bool dynamic = false;
   for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t extent = integer(shape[d],
-                             path + ".shape[" + std::to_string(d) + "]", 1,
-                             int64_t(1) << 40);
+    std::string at = path + ".shape[" + std::to_string(d) + "]";
+    if (shape[d].is_string()) {
+      exprs.resize(shape.size());
+      exprs[d] = sizeExpression(shape[d], at, sizes);
+      out.push_back(1);
+      dynamic = true;
+      continue;
+    }
+    int64_t extent = integer(shape[d], at, 1, int64_t(1) << 40);
     out.push_back(extent);
     elements *= uint64_t(extent);
     if (elements > (uint64_t(1) << 40))
       fail(path + ".shape", "more than 2^40 elements");
+  }
+  if (dynamic) {
+    if (j.contains("bytes"))
+      fail(path + ".bytes", "a shape of run-time sizes has no static bytes");
+    return 0;
   }
   uint64_t bytes = elements * elementBytes(type);
   if (j.contains("bytes") &&
@@ -245,6 +281,68 @@ uint64_t bufferShape(const json &j, const std::string &path, ElementType type,
     fail(path + ".bytes", "does not match shape x element size (" +
                               std::to_string(bytes) + ")");
   return bytes;
+}
+
+/// The manifest's "sizes": names, bindings and constraints. The bindings
+/// are checked against the parameters once those are read.
+void parseSizes(const json &root, Manifest &m, std::vector<std::string> &names) {
+  if (!root.contains("sizes"))
+    return;
+  const json &sizes = root["sizes"];
+  if (!sizes.is_array())
+    fail("sizes", "expected an array");
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::string path = "sizes[" + std::to_string(i) + "]";
+    const json &j = sizes[i];
+    Size s;
+    s.name = string(field(j, path, "name"), path + ".name");
+    bool identifier = !s.name.empty() &&
+                      (std::isalpha(static_cast<unsigned char>(s.name[0])) ||
+                       s.name[0] == '_');
+    for (char c : s.name)
+      identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) ||
+                                  c == '_' || c == '.');
+    if (!identifier || s.name == "ceildiv" || s.name == "floordiv" ||
+        s.name == "mod" || s.name == "min" || s.name == "max")
+      fail(path + ".name", "expected an identifier (letters, digits, _ and "
+                           "., not a function's name), got \"" + s.name + "\"");
+    if (std::find(names.begin(), names.end(), s.name) != names.end())
+      fail(path + ".name", "size " + s.name + " is declared twice");
+    s.param = int(integer(field(j, path, "param"), path + ".param", 0, 1 << 20));
+    s.dim = int(integer(field(j, path, "dim"), path + ".dim", 0, 64));
+    if (j.contains("min"))
+      s.min = integer(j["min"], path + ".min", 1, int64_t(1) << 40);
+    if (j.contains("max"))
+      s.max = integer(j["max"], path + ".max", s.min, int64_t(1) << 40);
+    if (j.contains("multiple_of"))
+      s.multipleOf = integer(j["multiple_of"], path + ".multiple_of", 1,
+                             int64_t(1) << 40);
+    if (j.contains("default")) {
+      s.defaultValue = integer(j["default"], path + ".default", s.min, s.max);
+      if (*s.defaultValue % s.multipleOf != 0)
+        fail(path + ".default", "is no multiple of " +
+                                    std::to_string(s.multipleOf));
+    }
+    names.push_back(s.name);
+    m.sizes.push_back(s);
+  }
+}
+
+/// Each size is the extent of the dimension it names.
+void checkSizeBindings(const Manifest &m) {
+  for (size_t i = 0; i < m.sizes.size(); ++i) {
+    const Size &s = m.sizes[i];
+    std::string path = "sizes[" + std::to_string(i) + "]";
+    if (size_t(s.param) >= m.params.size() || !m.params[s.param].isBuffer)
+      fail(path + ".param", "names no buffer parameter");
+    const Param &p = m.params[s.param];
+    if (size_t(s.dim) >= p.shape.size())
+      fail(path + ".dim", "parameter " + p.name + " has " +
+                              std::to_string(p.shape.size()) + " dimensions");
+    if (p.shapeExprs.empty() || p.shapeExprs[s.dim] != s.name)
+      fail(path, "parameter " + p.name + "'s dimension " +
+                     std::to_string(s.dim) + " is not \"" + s.name + "\"");
+  }
 }
 
 Manifest parse(const json &root) {
@@ -274,6 +372,9 @@ Manifest parse(const json &root) {
       fail("math", "expected \"ieee\" or \"tf32\", got \"" + m.math + "\"");
   }
 
+  std::vector<std::string> sizeNames;
+  parseSizes(root, m, sizeNames);
+
   const json &params = field(root, "manifest", "params");
   if (!params.is_array())
     fail("params", "expected an array");
@@ -286,7 +387,8 @@ Manifest parse(const json &root) {
     param.type = elementType(field(p, path, "type"), path + ".type");
     if (kind == "buffer") {
       param.isBuffer = true;
-      param.bytes = bufferShape(p, path, param.type, param.shape);
+      param.bytes = bufferShape(p, path, param.type, param.shape,
+                                param.shapeExprs, sizeNames);
       std::string role = string(field(p, path, "role"), path + ".role");
       if (role == "in")
         param.role = Role::in;
@@ -311,6 +413,7 @@ Manifest parse(const json &root) {
     }
     m.params.push_back(param);
   }
+  checkSizeBindings(m);
 
   if (root.contains("scratch")) {
     const json &scratch = root["scratch"];
@@ -321,7 +424,8 @@ Manifest parse(const json &root) {
       Scratch s;
       s.name = string(field(scratch[i], path, "name"), path + ".name");
       s.type = elementType(field(scratch[i], path, "type"), path + ".type");
-      s.bytes = bufferShape(scratch[i], path, s.type, s.shape);
+      s.bytes = bufferShape(scratch[i], path, s.type, s.shape, s.shapeExprs,
+                            sizeNames);
       m.scratch.push_back(s);
     }
   }
@@ -340,7 +444,8 @@ Manifest parse(const json &root) {
     // CUDA's limits (every GPU since compute capability 3.0).
     static const int64_t gridMax[3] = {INT64_C(2147483647), 65535, 65535};
     static const int64_t blockMax[3] = {1024, 1024, 64};
-    parseDims(field(k, path, "grid"), path + ".grid", kernel.grid, gridMax);
+    parseDims(field(k, path, "grid"), path + ".grid", kernel.grid, gridMax,
+              kernel.gridExprs, &sizeNames);
     parseDims(field(k, path, "block"), path + ".block", kernel.block, blockMax);
     if (kernel.block[0] * kernel.block[1] * kernel.block[2] > 1024)
       fail(path + ".block", "more than 1024 threads per block");
@@ -354,9 +459,19 @@ Manifest parse(const json &root) {
     for (size_t a = 0; a < args.size(); ++a) {
       std::string apath = path + ".args[" + std::to_string(a) + "]";
       KernelArg arg;
+      if (args[a].contains("descriptor")) {
+        if (!args[a]["descriptor"].is_boolean())
+          fail(apath + ".descriptor", "expected a boolean");
+        arg.descriptor = args[a]["descriptor"].get<bool>();
+        if (arg.descriptor && !args[a].contains("param") &&
+            !args[a].contains("scratch"))
+          fail(apath + ".descriptor", "only a buffer is passed as a descriptor");
+      }
       if (args[a].contains("param")) {
         arg.param = int(integer(args[a]["param"], apath + ".param", 0,
                                 int64_t(m.params.size()) - 1));
+        if (arg.descriptor && !m.params[*arg.param].isBuffer)
+          fail(apath + ".descriptor", "only a buffer is passed as a descriptor");
       } else if (args[a].contains("scratch")) {
         if (m.scratch.empty())
           fail(apath + ".scratch", "the manifest has no scratch buffers");
@@ -367,7 +482,15 @@ Manifest parse(const json &root) {
                                      apath + ".tensor_map", m.params);
       } else {
         arg.type = elementType(field(args[a], apath, "type"), apath + ".type");
-        arg.value = number(field(args[a], apath, "value"), apath + ".value");
+        const json &value = field(args[a], apath, "value");
+        if (value.is_string() && value != "inf" && value != "-inf" &&
+            value != "nan") {
+          if (arg.type != ElementType::i64 && arg.type != ElementType::i32)
+            fail(apath + ".value", "an expression of sizes is an integer");
+          arg.valueExpr = sizeExpression(value, apath + ".value", sizeNames);
+        } else {
+          arg.value = number(value, apath + ".value");
+        }
       }
       kernel.args.push_back(arg);
     }
@@ -383,7 +506,9 @@ Manifest parse(const json &root) {
       get("spill_load_bytes", kernel.ptxas.spillLoadBytes);
       get("stack_bytes", kernel.ptxas.stackBytes);
     }
-    if (k.contains("flops"))
+    if (k.contains("flops") && k["flops"].is_string())
+      kernel.flopsExpr = sizeExpression(k["flops"], path + ".flops", sizeNames);
+    else if (k.contains("flops"))
       kernel.flops = integer(k["flops"], path + ".flops", 0, INT64_MAX);
     if (k.contains("accesses")) {
       const json &accesses = k["accesses"];
@@ -458,6 +583,28 @@ std::string serializeManifest(const Manifest &m) {
   root["math"] = m.math;
   if (m.reductionLength > 0)
     root["reduction_length"] = m.reductionLength;
+  /// A shape as written: a size's expression where it has one.
+  auto shapeJSON = [](const std::vector<int64_t> &shape,
+                      const std::vector<std::string> &exprs) {
+    json j = json::array();
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (d < exprs.size() && !exprs[d].empty())
+        j.push_back(exprs[d]);
+      else
+        j.push_back(shape[d]);
+    return j;
+  };
+  if (!m.sizes.empty()) {
+    root["sizes"] = json::array();
+    for (const Size &s : m.sizes) {
+      json j = {{"name", s.name},       {"param", s.param},
+                {"dim", s.dim},         {"min", s.min},
+                {"max", s.max},         {"multiple_of", s.multipleOf}};
+      if (s.defaultValue)
+        j["default"] = *s.defaultValue;
+      root["sizes"].push_back(j);
+    }
+  }
   root["params"] = json::array();
   for (const Param &p : m.params) {
     json j;
@@ -465,8 +612,9 @@ std::string serializeManifest(const Manifest &m) {
     j["kind"] = p.isBuffer ? "buffer" : "scalar";
     j["type"] = elementTypeName(p.type);
     if (p.isBuffer) {
-      j["shape"] = p.shape;
-      j["bytes"] = p.bytes;
+      j["shape"] = shapeJSON(p.shape, p.shapeExprs);
+      if (p.shapeExprs.empty())
+        j["bytes"] = p.bytes;
       j["role"] = roleName(p.role);
     } else {
       j["role"] = "scalar";
@@ -477,11 +625,14 @@ std::string serializeManifest(const Manifest &m) {
   }
   if (!m.scratch.empty()) {
     root["scratch"] = json::array();
-    for (const Scratch &s : m.scratch)
-      root["scratch"].push_back({{"name", s.name},
-                                 {"type", elementTypeName(s.type)},
-                                 {"shape", s.shape},
-                                 {"bytes", s.bytes}});
+    for (const Scratch &s : m.scratch) {
+      json j = {{"name", s.name},
+                {"type", elementTypeName(s.type)},
+                {"shape", shapeJSON(s.shape, s.shapeExprs)}};
+      if (s.shapeExprs.empty())
+        j["bytes"] = s.bytes;
+      root["scratch"].push_back(j);
+    }
   }
   root["kernels"] = json::array();
   for (const Kernel &k : m.kernels) {
@@ -489,31 +640,38 @@ std::string serializeManifest(const Manifest &m) {
     j["name"] = k.name;
     j["ptx"] = k.ptxFile;
     j["cubin"] = k.cubinFile.empty() ? json(nullptr) : json(k.cubinFile);
-    j["grid"] = {k.grid[0], k.grid[1], k.grid[2]};
+    j["grid"] = json::array();
+    for (int d = 0; d < 3; ++d)
+      j["grid"].push_back(k.gridExprs[d].empty() ? json(k.grid[d])
+                                                 : json(k.gridExprs[d]));
     j["block"] = {k.block[0], k.block[1], k.block[2]};
     j["dynamic_shared_bytes"] = k.dynamicSharedBytes;
     j["args"] = json::array();
     for (const KernelArg &a : k.args) {
+      json arg;
       if (a.param)
-        j["args"].push_back({{"param", *a.param}});
+        arg = {{"param", *a.param}};
       else if (a.scratch)
-        j["args"].push_back({{"scratch", *a.scratch}});
+        arg = {{"scratch", *a.scratch}};
       else if (a.tensorMap)
-        j["args"].push_back(
-            {{"tensor_map", {{"param", a.tensorMap->param},
-                             {"box", a.tensorMap->box},
-                             {"swizzle", a.tensorMap->swizzle},
-                             {"l2_promotion", a.tensorMap->l2Promotion}}}});
+        arg = {{"tensor_map", {{"param", a.tensorMap->param},
+                               {"box", a.tensorMap->box},
+                               {"swizzle", a.tensorMap->swizzle},
+                               {"l2_promotion", a.tensorMap->l2Promotion}}}};
       else
-        j["args"].push_back(
-            {{"type", elementTypeName(a.type)}, {"value", numberJSON(a.value)}});
+        arg = {{"type", elementTypeName(a.type)},
+               {"value", a.valueExpr.empty() ? numberJSON(a.value)
+                                             : json(a.valueExpr)}};
+      if (a.descriptor)
+        arg["descriptor"] = true;
+      j["args"].push_back(arg);
     }
     j["ptxas"] = {{"registers", k.ptxas.registers},
                   {"shared_bytes", k.ptxas.sharedBytes},
                   {"spill_store_bytes", k.ptxas.spillStoreBytes},
                   {"spill_load_bytes", k.ptxas.spillLoadBytes},
                   {"stack_bytes", k.ptxas.stackBytes}};
-    j["flops"] = k.flops;
+    j["flops"] = k.flopsExpr.empty() ? json(k.flops) : json(k.flopsExpr);
     j["accesses"] = json::array();
     for (const Access &a : k.accesses)
       j["accesses"].push_back({{"buffer", a.buffer},

@@ -303,6 +303,7 @@ void beginFeedback(const Manifest &candidate, Feedback &f) {
   f.launchStatus = "not_run";
   f.bytesMoved = candidate.minimumBytesMoved();
   f.flops = candidate.totalFlops();
+  f.sizes = boundSizes(candidate);
   const Kernel &first = candidate.kernels.front();
   if (first.ptxas.spillStoreBytes >= 0)
     f.spillBytes = first.ptxas.spillStoreBytes + first.ptxas.spillLoadBytes;

@@ -48,7 +48,8 @@ bool parseWorkerRequest(const std::string &line, WorkerRequest &r,
   static const char *known[] = {"id",      "op",     "bundle",  "reference",
                                 "mode",    "inputs", "samples", "warmup",
                                 "checked_launches",  "seed",    "timeout",
-                                "ir_version", "determinism", "adversarial"};
+                                "ir_version", "determinism", "adversarial",
+                                "sizes"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::none_of(std::begin(known), std::end(known),
                      [&](const char *k) { return it.key() == k; })) {
@@ -125,6 +126,20 @@ bool parseWorkerRequest(const std::string &line, WorkerRequest &r,
       (!j["timeout"].is_number() || j["timeout"].get<double>() <= 0)) {
     error = "timeout: expects a positive number of seconds";
     return false;
+  }
+  if (j.contains("sizes")) {
+    if (!j["sizes"].is_object()) {
+      error = "sizes: expects an object of NAME: N";
+      return false;
+    }
+    for (auto it = j["sizes"].begin(); it != j["sizes"].end(); ++it) {
+      if (!it.value().is_number_integer()) {
+        error = "sizes." + it.key() + ": expects an integer, got " +
+                it.value().dump();
+        return false;
+      }
+      r.sizes.emplace_back(it.key(), it.value().get<int64_t>());
+    }
   }
   if (r.op == "measure" && r.bundle.empty()) {
     error = "bundle: a measure request names the bundle directory";
@@ -560,11 +575,13 @@ std::string Worker::verifyKept(KeptPayload &p, const Manifest &candidate,
 json Worker::measure(const WorkerRequest &r, bool &fatal) {
   Manifest candidate, reference;
   std::string error;
-  if (!readManifest(r.bundle, candidate, error))
+  if (!readManifest(r.bundle, candidate, error) ||
+      !bindSizes(candidate, r.sizes, error))
     throw std::runtime_error(error);
   bool haveReference = !r.reference.empty();
   if (haveReference) {
-    if (!readManifest(r.reference, reference, error))
+    if (!readManifest(r.reference, reference, error) ||
+        !bindSizes(reference, boundSizes(candidate), error))
       throw std::runtime_error("reference: " + error);
     std::string mismatch = compareSignatures(candidate, reference);
     if (!mismatch.empty())

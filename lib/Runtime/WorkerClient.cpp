@@ -280,7 +280,8 @@ Measurement WorkerClient::measure(const std::string &bundleDir,
   // Read here too: a candidate whose worker dies still gets a feedback that
   // names its payload.
   Manifest manifest;
-  if (!readManifest(bundleDir, manifest, m.error))
+  if (!readManifest(bundleDir, manifest, m.error) ||
+      !bindSizes(manifest, options.sizes, m.error))
     return m;
   m.error = start();
   if (!m.error.empty())
@@ -305,6 +306,11 @@ Measurement WorkerClient::measure(const std::string &bundleDir,
   request["seed"] = seed;
   if (!options.irVersion.empty())
     request["ir_version"] = options.irVersion;
+  if (!options.sizes.empty()) {
+    request["sizes"] = json::object();
+    for (const auto &[name, value] : options.sizes)
+      request["sizes"][name] = value;
+  }
 
   Exchange ex = exchange(request, options.timeout);
   if (ex.answered) {

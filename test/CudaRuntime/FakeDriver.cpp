@@ -29,7 +29,11 @@
 //                fail with CUDA_ERROR_ILLEGAL_ADDRESS and every call after it
 //                too (a sticky error), one named *hang* makes the next wait
 //                block for ever, one named *abort* ends the process
-//                (SIGABRT). Other kernels do nothing.
+//                (SIGABRT); *dynadd_desc* (z = x + y on 2-D memref
+//                descriptors: 7 values each, checked against the
+//                allocations) and *dynadd_bare* (the same on bare pointers
+//                with the element count last) test run-time sizes. Other
+//                kernels do nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -221,6 +225,40 @@ bool workerKernel(const std::string &name, void **params) {
   return false;
 }
 
+/// z = x + y, the kernels of the run-time-size tests: on three 2-D memref
+/// descriptors (allocated, aligned, offset, 2 sizes, 2 strides each) that
+/// must describe each allocation exactly (row-major, offset 0), or on three
+/// pointers and the element count. Writes nothing on a bad descriptor.
+void dynadd(const std::string &name, void **params) {
+  float *at[3];
+  uint64_t n = 0;
+  if (has(name, "desc")) {
+    for (int b = 0; b < 3; ++b) {
+      uint64_t allocated = arg<uint64_t>(params, 7 * b);
+      uint64_t aligned = arg<uint64_t>(params, 7 * b + 1);
+      int64_t offset = arg<int64_t>(params, 7 * b + 2);
+      int64_t rows = arg<int64_t>(params, 7 * b + 3);
+      int64_t cols = arg<int64_t>(params, 7 * b + 4);
+      int64_t rowStride = arg<int64_t>(params, 7 * b + 5);
+      int64_t colStride = arg<int64_t>(params, 7 * b + 6);
+      auto found = allocations().find(aligned);
+      if (allocated != aligned || offset != 0 || colStride != 1 ||
+          rowStride != cols || found == allocations().end() ||
+          // (The runner allocates at least 16 bytes.)
+          found->second.bytes != std::max<uint64_t>(uint64_t(rows * cols) * 4, 16))
+        return;
+      at[b] = reinterpret_cast<float *>(aligned);
+      n = uint64_t(rows * cols);
+    }
+  } else {
+    for (int b = 0; b < 3; ++b)
+      at[b] = reinterpret_cast<float *>(arg<uint64_t>(params, b));
+    n = arg<uint64_t>(params, 3);
+  }
+  for (uint64_t i = 0; i < n; ++i)
+    at[2][i] = at[0][i] + at[1][i];
+}
+
 /// saxpy and its planted faults (see the top of this file).
 void saxpy(Function &f, void **params) {
   ++f.launches;
@@ -343,7 +381,11 @@ cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
     sticky = kIllegalAddress;
   if (has(f.name, "hang"))
     hangPending = true;
-  if (!workerKernel(f.name, params) && has(f.name, "saxpy"))
+  if (workerKernel(f.name, params))
+    return 0;
+  if (has(f.name, "dynadd"))
+    dynadd(f.name, params);
+  else if (has(f.name, "saxpy"))
     saxpy(f, params);
   return 0; // a fault shows at the next wait, as on a GPU
 }

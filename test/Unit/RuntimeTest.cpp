@@ -1043,3 +1043,113 @@ TEST(ScalarTest, AScalarWithoutValueIsSeededTheSameForKernelAndReference) {
             std::string::npos);
   EXPECT_EQ(compareSignatures(m, m), "");
 }
+
+namespace {
+const char *kDynamic = R"J({
+  "format": "tirx-bundle", "version": 1, "payload": "rowsum", "chip": "sm_90",
+  "sizes": [{"name": "m", "param": 0, "dim": 0, "default": 8, "max": 4096}],
+  "params": [
+    {"name": "x", "kind": "buffer", "type": "f32", "shape": ["m", 256], "role": "in"},
+    {"name": "s", "kind": "buffer", "type": "f32", "shape": ["m"], "role": "out"}],
+  "scratch": [{"name": "scratch0", "type": "f32", "shape": ["ceildiv(m, 4) * 2"]}],
+  "kernels": [{"name": "k", "ptx": "k.ptx", "cubin": null,
+               "grid": ["ceildiv(m, 3)", 1, 1], "block": [256, 1, 1],
+               "flops": "256 * m",
+               "args": [{"param": 0, "descriptor": true}, {"param": 1},
+                        {"scratch": 0, "descriptor": true},
+                        {"type": "i64", "value": "floordiv(m - 1, 2) + mod(0 - m, 3)"}]}]})J";
+} // namespace
+
+TEST(SizesTest, BindEvaluatesShapesGridsArgsAndFlops) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kDynamic, m, error)) << error;
+  EXPECT_FALSE(m.bound());
+  ASSERT_EQ(m.sizes.size(), 1u);
+  EXPECT_EQ(*m.sizes[0].defaultValue, 8);
+  // The symbolic form round-trips.
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_EQ(serializeManifest(again), serializeManifest(m));
+
+  ASSERT_TRUE(bindSizes(m, {{"m", 1000003 % 4096}}, error)) << error;
+  int64_t v = 1000003 % 4096; // 579
+  EXPECT_TRUE(m.bound());
+  EXPECT_EQ(m.params[0].shape, (std::vector<int64_t>{v, 256}));
+  EXPECT_EQ(m.params[0].bytes, uint64_t(v * 256 * 4));
+  EXPECT_EQ(m.params[1].bytes, uint64_t(v * 4));
+  EXPECT_EQ(m.scratch[0].shape, (std::vector<int64_t>{(v + 3) / 4 * 2}));
+  EXPECT_EQ(m.kernels[0].grid[0], (v + 2) / 3);
+  EXPECT_EQ(m.kernels[0].flops, uint64_t(256 * v));
+  // floordiv and mod round towards minus infinity: (578 / 2) + (-579 mod 3).
+  EXPECT_EQ(m.kernels[0].args[3].value, double(289 + 0));
+  EXPECT_TRUE(m.kernels[0].args[0].descriptor);
+  EXPECT_FALSE(m.kernels[0].args[1].descriptor);
+  EXPECT_EQ(boundSizes(m), (SizeValues{{"m", v}}));
+
+  // Defaults when not given.
+  Manifest d;
+  ASSERT_TRUE(parseManifest(kDynamic, d, error)) << error;
+  ASSERT_TRUE(bindSizes(d, {}, error)) << error;
+  EXPECT_EQ(d.params[1].shape, std::vector<int64_t>{8});
+}
+
+TEST(SizesTest, RefusalsNameTheDimension) {
+  auto bindError = [](const std::string &text, const SizeValues &sizes) {
+    Manifest m;
+    std::string error;
+    EXPECT_TRUE(parseManifest(text, m, error)) << error;
+    EXPECT_FALSE(bindSizes(m, sizes, error));
+    return error;
+  };
+  EXPECT_EQ(bindError(kDynamic, {{"m", 5000}}),
+            "size m (dimension 0 of x) = 5000 is outside its range [1, 4096]");
+  EXPECT_EQ(bindError(kDynamic, {{"n", 5}}),
+            "size n is not a dimension of this bundle (it declares m)");
+  std::string noDefault = kDynamic;
+  noDefault.replace(noDefault.find("\"default\": 8, "), 14, "");
+  EXPECT_EQ(bindError(noDefault, {}),
+            "size m (dimension 0 of x) has no default: give it with --size m=N");
+
+  std::string text = kDynamic;
+  auto parseError = [](const std::string &t) {
+    Manifest m;
+    std::string error;
+    EXPECT_FALSE(parseManifest(t, m, error));
+    return error;
+  };
+  auto with = [&](const std::string &from, const std::string &to) {
+    std::string t = kDynamic;
+    size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  EXPECT_NE(parseError(with("\"ceildiv(m, 3)\"", "\"ceildiv(m 3)\"")).find(
+                "kernels[0].grid[0]: \"ceildiv(m 3)\": expected ',' in ceildiv"),
+            std::string::npos);
+  EXPECT_NE(parseError(with("\"256 * m\"", "\"256 * m +\"")).find(
+                "kernels[0].flops: \"256 * m +\": expression ends early"),
+            std::string::npos);
+  EXPECT_NE(parseError(with("\"name\": \"m\"", "\"name\": \"min\"")).find(
+                "sizes[0].name: expected an identifier"),
+            std::string::npos);
+  EXPECT_NE(parseError(with("\"param\": 0, \"dim\": 0", "\"param\": 0, \"dim\": 1"))
+                .find("sizes[0]: parameter x's dimension 1 is not \"m\""),
+            std::string::npos);
+  // A grid that leaves CUDA's limits at the sizes given.
+  std::string wide = with("\"ceildiv(m, 3)\", 1, 1", "1, \"m * 100\", 1");
+  EXPECT_EQ(bindError(wide, {{"m", 4000}}),
+            "kernels[0].grid[1] = m * 100 is 400000 at these sizes, outside "
+            "[1, 65535]");
+  // Division by a non-positive expression.
+  std::string zero = with("\"ceildiv(m, 3)\"", "\"ceildiv(m, m - m)\"");
+  EXPECT_EQ(bindError(zero, {}),
+            "kernels[0].grid[0]: \"ceildiv(m, m - m)\": ceildiv by 0");
+
+  SizeValues values;
+  std::string error;
+  EXPECT_TRUE(parseSizeAssignments("m=3,n=1000003", values, error));
+  EXPECT_EQ(values, (SizeValues{{"m", 3}, {"n", 1000003}}));
+  EXPECT_FALSE(parseSizeAssignments("m=x", values, error));
+  EXPECT_EQ(error, "expects NAME=N (e.g. m=1000003), got 'm=x'");
+}

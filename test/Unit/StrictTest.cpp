@@ -101,9 +101,9 @@ TEST(Adversarial, DenormalValuesAreSubnormalInTheirType) {
 TEST(Adversarial, IntegerBuffersStayRandomAndOutputsPoisoned) {
   Manifest m;
   m.params.resize(3);
-  m.params[0] = {"idx", true, ElementType::i32, {64}, 256, Role::in};
-  m.params[1] = {"x", true, ElementType::f16, {64}, 128, Role::in};
-  m.params[2] = {"y", true, ElementType::f32, {64}, 256, Role::out};
+  m.params[0] = {"idx", true, ElementType::i32, {64}, {}, 256, Role::in};
+  m.params[1] = {"x", true, ElementType::f16, {64}, {}, 128, Role::in};
+  m.params[2] = {"y", true, ElementType::f32, {64}, {}, 256, Role::out};
   auto in = makeAdversarialInputs(m, InputKind::large, 0, 5);
   auto random = makeInputs(m, 5);
   EXPECT_EQ(in[0], random[0]); // indices must stay valid

@@ -20,6 +20,7 @@ sentinels), so an element it never writes fails. A buffer the seed leaves
 unchanged (an input) must come back bit for bit.
 
   tirx-cpu-check SEED.mlir --recipe R.json [--resize 8192x8192=4x8192 ...]
+                 [--size s0=3,s1=1009 ...]   (run-time sizes, tirx.dims)
   tirx-cpu-check SEED.mlir --schedule SCHEDULED.mlir
   tirx-cpu-check SEED.mlir --reference   (the seed's GPU reference mapping)
 
@@ -137,9 +138,11 @@ def payload_function(text):
                 ty, attrs = rest[:brace], rest[brace:]
             else:
                 ty = rest
+            dims = re.search(r'tirx\.dims\s*=\s*\[([^\]]*)\]', attrs)
             name = re.search(r'tirx\.name\s*=\s*"([^"]*)"', attrs)
             value = re.search(r"tirx\.value\s*=\s*([-+0-9.eE]+)", attrs)
             params.append({"type": ty.strip(),
+                           "dims": re.findall(r'"([^"]*)"', dims.group(1)) if dims else [],
                            "name": name.group(1) if name else "arg%d" % len(params),
                            "value": value.group(1) if value else None})
         return m.group(1), params
@@ -338,9 +341,36 @@ def helpers(elem):
     return fill + same + cmp
 
 
+def bind_sizes(params, sizes):
+    """Each buffer's static type at the run-time sizes (--size NAME=N): the
+    `?` of dimension d becomes the size tirx.dims names there. Sets
+    p["static"]; p["type"] stays the functions' (dynamic) type."""
+    for p in params:
+        p["static"] = p["type"]
+        if not p["type"].startswith("memref<") or "?" not in p["type"]:
+            continue
+        m = re.match(r"memref<((?:(?:\d+|\?)x)*)(\w+)>$", p["type"])
+        if not m:
+            raise CheckError("buffer type %s: only the identity layout is checked" % p["type"])
+        extents = [d for d in m.group(1).split("x") if d]
+        for d, e in enumerate(extents):
+            if e != "?":
+                continue
+            name = p["dims"][d] if d < len(p["dims"]) else ""
+            if not name:
+                raise CheckError("dimension %d of %s (%s) has a run-time size no "
+                                 "tirx.dims names" % (d, p["name"], p["type"]))
+            if name not in sizes:
+                raise CheckError("give the run-time size %s (dimension %d of %s) "
+                                 "with --size %s=N" % (name, d, p["name"], name))
+            extents[d] = str(sizes[name])
+        p["static"] = "memref<%s%s>" % ("".join(e + "x" for e in extents), m.group(2))
+
+
 def driver(params, trials, seed):
     """main(): for each input set, the seed, the roles, the schedule, the
-    comparison of every buffer."""
+    comparison of every buffer. Buffers are allocated at their static type
+    (p["static"]) and passed as the functions' type."""
     lines = ["  func.func @main() {",
              "    %false = arith.constant false",
              "    %true = arith.constant true",
@@ -355,21 +385,25 @@ def driver(params, trials, seed):
                 v += ".0"
             lines.append("    %%arg%d = arith.constant %s : %s" % (k, v, p["type"]))
     for k, p in bufs:
-        shape, elem, n = memref_info(p["type"])
+        shape, elem, n = memref_info(p["static"])
         p["shape"], p["elem"], p["n"] = shape, elem, n
         for role in "ISTA":
-            lines.append("    %%%s%d = memref.alloc() : %s" % (role, k, p["type"]))
+            lines.append("    %%%s%d = memref.alloc() : %s" % (role, k, p["static"]))
+            if p["static"] != p["type"]:
+                lines.append("    %%d%s%d = memref.cast %%%s%d : %s to %s"
+                             % (role, k, role, k, p["static"], p["type"]))
             if len(shape) == 1:
                 flat = "%%%s%d" % (role, k)
             else:
                 assoc = "[[%s]]" % ", ".join(str(d) for d in range(len(shape)))
                 lines.append("    %%c%s%d = memref.collapse_shape %%%s%d %s : %s into memref<%dx%s>"
-                             % (role, k, role, k, assoc, p["type"], n, elem))
+                             % (role, k, role, k, assoc, p["static"], n, elem))
                 flat = "%%c%s%d" % (role, k)
             lines.append("    %%f%s%d = memref.cast %s : memref<%dx%s> to memref<?x%s>"
                          % (role, k, flat, n, elem, elem))
     def call(fn, role):
-        args = ", ".join(("%%%s%d" % (role, k)) if p["type"].startswith("memref<")
+        args = ", ".join(("%%%s%s%d" % ("d" if p["static"] != p["type"] else "", role, k))
+                         if p["type"].startswith("memref<")
                          else "%%arg%d" % k for k, p in enumerate(params))
         types = ", ".join(p["type"] for p in params)
         return "    func.call @%s(%s) : (%s) -> ()" % (fn, args, types)
@@ -380,12 +414,12 @@ def driver(params, trials, seed):
             lines.append("    %%s%d_%d = arith.constant %d : i64" % (t, k, base + k))
             lines.append("    func.call @fill_%s(%%fI%d, %%s%d_%d, %%false) : (memref<?x%s>, i64, i1) -> ()"
                          % (p["elem"], k, t, k, p["elem"]))
-            lines.append("    memref.copy %%I%d, %%S%d : %s to %s" % (k, k, p["type"], p["type"]))
+            lines.append("    memref.copy %%I%d, %%S%d : %s to %s" % (k, k, p["static"], p["static"]))
         lines.append(call("tirx_seed", "S"))
         for k, p in bufs:
             # Role: does the seed read buffer k's initial contents?
             for j, q in bufs:
-                lines.append("    memref.copy %%I%d, %%A%d : %s to %s" % (j, j, q["type"], q["type"]))
+                lines.append("    memref.copy %%I%d, %%A%d : %s to %s" % (j, j, q["static"], q["static"]))
             lines.append("    %%a%d_%d = arith.constant %d : i64" % (t, k, base + 50 + k))
             lines.append("    func.call @fill_%s(%%fA%d, %%a%d_%d, %%false) : (memref<?x%s>, i64, i1) -> ()"
                          % (p["elem"], k, t, k, p["elem"]))
@@ -400,12 +434,12 @@ def driver(params, trials, seed):
             lines.append("    %%unch%d_%d = func.call @same_%s(%%fI%d, %%fS%d) : (memref<?x%s>, memref<?x%s>) -> i1"
                          % (t, k, p["elem"], k, k, p["elem"], p["elem"]))
         for k, p in bufs:
-            lines.append("    memref.copy %%I%d, %%T%d : %s to %s" % (k, k, p["type"], p["type"]))
+            lines.append("    memref.copy %%I%d, %%T%d : %s to %s" % (k, k, p["static"], p["static"]))
             lines.append("    func.call @fill_%s(%%fT%d, %%s%d_%d, %%out%d_%d) : (memref<?x%s>, i64, i1) -> ()"
                          % (p["elem"], k, t, k, t, k, p["elem"]))
             lines.append("    scf.if %%out%d_%d {" % (t, k))
             lines.append("    } else {")
-            lines.append("      memref.copy %%I%d, %%T%d : %s to %s" % (k, k, p["type"], p["type"]))
+            lines.append("      memref.copy %%I%d, %%T%d : %s to %s" % (k, k, p["static"], p["static"]))
             lines.append("    }")
         lines.append(call("tirx_schedule", "T"))
         for k, p in bufs:
@@ -425,7 +459,7 @@ def driver(params, trials, seed):
                          % (p["elem"], k, k, t, k, t, k, t, k, t, k, p["elem"], p["elem"]))
     for k, p in bufs:
         for role in "ISTA":
-            lines.append("    memref.dealloc %%%s%d : %s" % (role, k, p["type"]))
+            lines.append("    memref.dealloc %%%s%d : %s" % (role, k, p["static"]))
     lines.append("    return")
     lines.append("  }")
     elems = sorted({p["elem"] for _, p in bufs})
@@ -454,6 +488,9 @@ def main(argv):
                           "tirx-map-reference, no TIRx rewriting pass")
     ap.add_argument("--resize", action="append", default=[], metavar="OLD=NEW",
                     help="replace OLD by NEW in the seed's text first (smaller sizes)")
+    ap.add_argument("--size", action="append", default=[], metavar="NAME=N",
+                    help="a run-time size (tirx.dims) of a dynamic payload: its "
+                         "buffers are allocated at these sizes")
     ap.add_argument("--bin", default=os.path.dirname(os.path.abspath(sys.argv[0])),
                     help="directory of tirx and tirx-opt")
     ap.add_argument("--llvm-bin", default="/usr/lib/llvm-22/bin",
@@ -530,6 +567,14 @@ def main(argv):
         if [p["type"] for p in params] != [p["type"] for p in sparams]:
             raise CheckError("the schedule's parameters (%s) differ from the seed's (%s)" % (
                 ", ".join(p["type"] for p in sparams), ", ".join(p["type"] for p in params)))
+        sizes = {}
+        for item in args.size:
+            for a in item.split(","):
+                n, _, v = a.partition("=")
+                if not n or not v.isdigit() or int(v) < 1:
+                    raise CheckError("--size expects NAME=N with N >= 1, got '%s'" % a)
+                sizes[n] = int(v)
+        bind_sizes(params, sizes)
         combined = "module {\n%s\n%s\n%s\n}\n" % (
             module_body(rename(seed_low, name, "tirx_seed")),
             module_body(rename(sched_low, sname, "tirx_schedule")),

@@ -64,6 +64,9 @@ const char *kUsage =
     "  --device N          CUDA device ordinal (default 0)\n"
     "  --profile-dir DIR   device profile cache (default ~/.cache/tirx)\n"
     "  --ir-version ID     snapshot id to put in the feedback\n"
+    "  --size NAME=N       a dynamic dimension's extent (repeat, or NAME=N,M=K);\n"
+    "                      the bundle's manifest declares them (\"sizes\"), each\n"
+    "                      with a default used when not given\n"
     "  -o FILE             write the feedback JSON there (default: stdout)\n"
     "  --persistent        run the bundles one after another in one persistent\n"
     "                      worker (inputs and the reference's outputs made once\n"
@@ -111,6 +114,7 @@ struct Options {
   bool countersOnly = false; // no run: ncu alone
   bool determinismGiven = false;
   bool adversarialGiven = false;
+  SizeValues sizes; // --size
 };
 
 [[noreturn]] void badInput(const std::string &message) {
@@ -176,6 +180,10 @@ Options parseArgs(int argc, char **argv) {
       o.profileDir = value();
     } else if (a == "--ir-version") {
       o.irVersion = value();
+    } else if (a == "--size") {
+      std::string error;
+      if (!parseSizeAssignments(value(), o.sizes, error))
+        badInput("--size " + error);
     } else if (a == "-o") {
       o.output = value();
     } else if (a == "--determinism") {
@@ -410,6 +418,7 @@ bool runPersistent(const Options &o, std::vector<Feedback> &results) {
     measure.determinism = o.run.determinismRuns;
   if (o.adversarialGiven)
     measure.adversarial = o.run.adversarial;
+  measure.sizes = o.sizes;
   auto loop = Clock::now();
   for (size_t i = 0; i < o.bundles.size(); ++i) {
     Measurement m = client.measure(o.bundles[i], measure);
@@ -446,11 +455,16 @@ int main(int argc, char **argv) {
     std::string error;
     if (!readManifest(o.bundles[i], manifests[i], error))
       badInput(error);
+    if (!bindSizes(manifests[i], o.sizes, error))
+      badInput(o.bundles[i] + ": " + error);
   }
   Manifest reference;
   if (!o.reference.empty()) {
     std::string error;
     if (!readManifest(o.reference, reference, error))
+      badInput("reference: " + error);
+    // The reference runs at the candidates' sizes (given or defaults).
+    if (!bindSizes(reference, boundSizes(manifests.front()), error))
       badInput("reference: " + error);
     for (size_t i = 0; i < manifests.size(); ++i) {
       std::string mismatch = compareSignatures(manifests[i], reference);

@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tirx {
@@ -108,6 +109,9 @@ struct Feedback {
   std::vector<BufferCheck> buffers;
   // Trust (schema 2).
   std::optional<uint64_t> seed;          // of input set 0; set s used seed + s
+  /// The run-time sizes the bundle ran at (docs/bundle.md, "Dynamic
+  /// sizes"); empty for a static bundle. With the seed, what replays a run.
+  std::vector<std::pair<std::string, int64_t>> sizes;
   std::vector<int64_t> checkedLaunches;  // launch ordinals (1-based) compared
   int64_t launchCount = 0;               // launches of the candidate in all
   std::optional<bool> stateful;          // a later launch on the same inputs

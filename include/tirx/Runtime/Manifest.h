@@ -39,13 +39,32 @@ std::optional<ElementType> parseElementType(const std::string &name);
 enum class Role { in, out, inout };
 const char *roleName(Role role);
 
+/// A dimension whose extent is given at run time (a `?` of the payload's
+/// memref types): `tirx-run --size NAME=N`, else its default. It is the
+/// extent of dimension `dim` of parameter `param`; other shapes, launch
+/// dimensions and kernel arguments may name it (docs/bundle.md, "Dynamic
+/// sizes").
+struct Size {
+  std::string name;
+  int param = 0;
+  int dim = 0;
+  std::optional<int64_t> defaultValue;
+  int64_t min = 1;
+  int64_t max = int64_t(1) << 31;
+  int64_t multipleOf = 1; // what the schedule needs (1: any, guarded tails)
+  std::optional<int64_t> value; // set by bindSizes
+};
+
 /// One parameter of the payload function, in signature order.
 struct Param {
   std::string name;  // e.g. "x" (from the IR name hint) or "arg1"
   bool isBuffer = true;
   ElementType type = ElementType::f32;
-  // Buffers.
+  // Buffers. With dynamic sizes, `shapeExprs` holds one entry per dimension
+  // ("" where static, else a size's name or an expression of sizes) and
+  // `shape`/`bytes` are known once the sizes are bound.
   std::vector<int64_t> shape;
+  std::vector<std::string> shapeExprs;
   uint64_t bytes = 0;
   Role role = Role::in;
   // Scalars: the payload's value (`tirx.value`), or, when `seeded`, one the
@@ -63,6 +82,7 @@ struct Scratch {
   std::string name; // "scratch0", ...
   ElementType type = ElementType::f32;
   std::vector<int64_t> shape;
+  std::vector<std::string> shapeExprs; // as Param's
   uint64_t bytes = 0;
 };
 
@@ -84,6 +104,14 @@ struct KernelArg {
   std::optional<TensorMapArg> tensorMap;
   ElementType type = ElementType::i64; // for constants
   double value = 0;                    // for constants
+  /// A constant computed from the sizes ("ceildiv(m, 64)"): `value` once
+  /// bound.
+  std::string valueExpr;
+  /// Buffers: passed as a memref descriptor (allocated and aligned
+  /// pointers, offset 0, the sizes, the row-major strides: 3 + 2 x rank
+  /// values) instead of one bare pointer; kernels on dynamic shapes take
+  /// them so.
+  bool descriptor = false;
 };
 
 /// A global-memory access the export analysis saw in a kernel.
@@ -112,12 +140,14 @@ struct Kernel {
   std::string ptxFile;   // relative to the bundle directory
   std::string cubinFile; // empty when no cubin was built
   int64_t grid[3] = {1, 1, 1};
+  std::string gridExprs[3]; // "" where static, else an expression of sizes
   int64_t block[3] = {1, 1, 1};
   int64_t dynamicSharedBytes = 0;
   std::vector<KernelArg> args;
   PtxasReport ptxas;
   std::vector<Access> accesses;
   uint64_t flops = 0; // floating-point operations per launch (counted)
+  std::string flopsExpr; // with dynamic sizes: flops as an expression
 };
 
 struct Manifest {
@@ -134,9 +164,13 @@ struct Manifest {
   /// longest reduction), 0 when unknown: the reference's bundle, made from
   /// the seed, knows it. The check's slack for f32 sums grows with it.
   int64_t reductionLength = 0;
+  std::vector<Size> sizes; // dynamic dimensions, given at run time
   std::vector<Param> params;
   std::vector<Scratch> scratch;
   std::vector<Kernel> kernels; // launched in this order
+
+  /// Whether every dimension is known: no sizes, or bindSizes ran.
+  bool bound() const;
 
   /// Bytes a run must move at least: inputs read once, outputs written
   /// once, inout buffers both.
@@ -158,6 +192,32 @@ std::string serializeManifest(const Manifest &manifest);
 /// Writes `dir`/manifest.json atomically (temporary file, then rename).
 bool writeManifest(const std::string &dir, const Manifest &manifest,
                    std::string &error);
+
+/// Sizes given at run time, by name.
+using SizeValues = std::vector<std::pair<std::string, int64_t>>;
+
+/// Parses "NAME=N[,NAME=N...]" (tirx-run --size) into `values`; false and
+/// `error` on a malformed one.
+bool parseSizeAssignments(const std::string &text, SizeValues &values,
+                          std::string &error);
+
+/// Gives each of the manifest's sizes its value from `given` (else its
+/// default) and evaluates every shape, byte count, launch dimension and
+/// kernel argument that depends on them. Fails naming the dimension: a
+/// name the manifest does not declare, a value out of its range or no
+/// multiple of what it must be, no value and no default, a launch
+/// dimension out of CUDA's limits. A manifest without sizes accepts only
+/// an empty `given`.
+bool bindSizes(Manifest &manifest, const SizeValues &given,
+               std::string &error);
+
+/// The values the manifest's sizes are bound to ({} when it has none).
+SizeValues boundSizes(const Manifest &manifest);
+
+/// Checks that `expression` is an expression of the integers and the
+/// `names` (+ - * ceildiv floordiv mod min max, parentheses); "" or why not.
+std::string checkSizeExpression(const std::string &expression,
+                                const std::vector<std::string> &names);
 
 /// Parses the report of `ptxas -v` into `report` for kernel `name`.
 void parsePtxasReport(const std::string &log, const std::string &name,

@@ -21,6 +21,8 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tirx {
 namespace runtime {
@@ -54,6 +56,9 @@ struct WorkerRequest {
   std::string adversarial = "auto"; // on | off | auto (screen: off)
   std::optional<uint64_t> seed; // of input set 0; none: the worker's
   std::string irVersion;      // overrides the manifest's
+  /// Dynamic dimensions' extents ("sizes": {"m": 1000}); the rest take
+  /// their defaults. The reference runs at the candidate's.
+  std::vector<std::pair<std::string, int64_t>> sizes;
 };
 
 /// Parses one request line; on failure returns false and sets `error` to a

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace tirx {
@@ -35,6 +36,8 @@ struct MeasureOptions {
   std::string irVersion;       // "": the manifest's
   int determinism = -1;        // relaunches compared bitwise; -1: the mode's
   std::string adversarial;     // on | off | auto; "": the mode's
+  /// Dynamic dimensions' extents; the rest take the manifest's defaults.
+  std::vector<std::pair<std::string, int64_t>> sizes;
 };
 
 struct WorkerConfig {

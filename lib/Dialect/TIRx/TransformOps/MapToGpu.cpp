@@ -9,6 +9,7 @@
 #include "tirx/Analysis/Access.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
 #include "mlir/Dialect/GPU/TransformOps/Utils.h"
@@ -70,6 +71,45 @@ SmallVector<ThreadsNeeded> threadsNeeded(scf::ForallOp block) {
     needs.push_back(need);
   });
   return needs;
+}
+
+/// Maps `block`, a normalized forall whose iteration counts may be known
+/// at run time only, onto the blocks of `launch`: each index becomes the
+/// block id of its mapping's dimension, the body is inlined in its place.
+/// Returns the grid (x, y, z), or failure where the forall is not a
+/// one-to-one mapping of normalized dimensions.
+FailureOr<SmallVector<Value>> mapDynamicBlocks(RewriterBase &rewriter,
+                                               scf::ForallOp block,
+                                               mlir::gpu::LaunchOp launch) {
+  if (!block.isNormalized() || !block.getMapping() ||
+      block.getNumResults() != 0)
+    return failure();
+  Location loc = block.getLoc();
+  rewriter.setInsertionPoint(launch);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  SmallVector<Value> grid = {one, one, one};
+  SmallVector<std::optional<mlir::gpu::Dimension>> dims;
+  bool seen[3] = {false, false, false};
+  for (auto [ub, attr] :
+       llvm::zip(block.getMixedUpperBound(), *block.getMapping())) {
+    auto id = dyn_cast<mlir::gpu::GPUBlockMappingAttr>(attr);
+    if (!id || id.getMappingId() > int64_t(mlir::gpu::MappingId::DimZ))
+      return failure();
+    unsigned d = unsigned(id.getMappingId());
+    if (seen[d])
+      return failure();
+    seen[d] = true;
+    grid[d] = getValueOrCreateConstantIndexOp(rewriter, loc, ub);
+    dims.push_back(static_cast<mlir::gpu::Dimension>(d));
+  }
+  rewriter.setInsertionPoint(block);
+  SmallVector<Value> ids;
+  for (std::optional<mlir::gpu::Dimension> d : dims)
+    ids.push_back(mlir::gpu::BlockIdOp::create(rewriter, loc, *d));
+  rewriter.eraseOp(block.getBody()->getTerminator());
+  rewriter.inlineBlockBefore(block.getBody(), block, ids);
+  rewriter.eraseOp(block);
+  return grid;
 }
 
 std::string dimsText(ArrayRef<int64_t> d) {
@@ -195,26 +235,44 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     rewriter.setInsertionPointToEnd(&launch.getBody().front());
     auto terminator = mlir::gpu::TerminatorOp::create(rewriter, loc);
     rewriter.moveOpBefore(block, terminator);
-    FailureOr<DeviceMaskingAttrInterface> mask = block.getDeviceMaskingAttr();
-    if (failed(mask))
-      return reject(self, block, RefusalCode::not_applicable,
-                    "the block forall's mapping has an invalid mask");
-    transform::gpu::GpuBlockIdBuilder ids(ctx, block.usesLinearMapping(),
-                                          *mask);
-    SmallVector<int64_t> grid;
-    DiagnosedSilenceableFailure mapped =
-        transform::gpu::mapForallToBlocksImpl(rewriter, self, block, grid,
-                                              ids);
-    if (!mapped.succeeded())
-      return mapped;
-    grid.resize(3, 1);
-    rewriter.setInsertionPoint(launch);
-    Value gx = cst(grid[0]), gy = cst(grid[1]), gz = cst(grid[2]);
-    rewriter.modifyOpInPlace(launch, [&] {
-      launch.getGridSizeXMutable().assign(gx);
-      launch.getGridSizeYMutable().assign(gy);
-      launch.getGridSizeZMutable().assign(gz);
-    });
+    DiagnosedSilenceableFailure mapped = DiagnosedSilenceableFailure::success();
+    if (llvm::any_of(block.getStaticUpperBound(), ShapedType::isDynamic)) {
+      // A grid of run-time size (a forall over ceil(N / tile) blocks):
+      // upstream maps static foralls only.
+      FailureOr<SmallVector<Value>> grid = mapDynamicBlocks(rewriter, block,
+                                                           launch);
+      if (failed(grid))
+        return reject(self, block, RefusalCode::not_applicable,
+                      "the block forall of run-time size is not normalized, "
+                      "or maps a dimension twice");
+      rewriter.modifyOpInPlace(launch, [&] {
+        launch.getGridSizeXMutable().assign((*grid)[0]);
+        launch.getGridSizeYMutable().assign((*grid)[1]);
+        launch.getGridSizeZMutable().assign((*grid)[2]);
+      });
+      // Where the thread mapping creates values every kernel op may use.
+      rewriter.setInsertionPoint(launch);
+    } else {
+      FailureOr<DeviceMaskingAttrInterface> mask = block.getDeviceMaskingAttr();
+      if (failed(mask))
+        return reject(self, block, RefusalCode::not_applicable,
+                      "the block forall's mapping has an invalid mask");
+      transform::gpu::GpuBlockIdBuilder ids(ctx, block.usesLinearMapping(),
+                                            *mask);
+      SmallVector<int64_t> grid;
+      mapped = transform::gpu::mapForallToBlocksImpl(rewriter, self, block,
+                                                     grid, ids);
+      if (!mapped.succeeded())
+        return mapped;
+      grid.resize(3, 1);
+      rewriter.setInsertionPoint(launch);
+      Value gx = cst(grid[0]), gy = cst(grid[1]), gz = cst(grid[2]);
+      rewriter.modifyOpInPlace(launch, [&] {
+        launch.getGridSizeXMutable().assign(gx);
+        launch.getGridSizeYMutable().assign(gy);
+        launch.getGridSizeZMutable().assign(gz);
+      });
+    }
     mapped = transform::gpu::mapNestedForallToThreadsImpl(
         rewriter, self, launch, dims, /*warpSize=*/32,
         /*syncAfterDistribute=*/false);

@@ -11,6 +11,7 @@
 
 #include "Common.h"
 #include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
+#include "tirx/Dialect/TIRx/Transforms/Tails.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 
@@ -69,12 +70,20 @@ mlir::tirx::detail::requireStaticLoops(TransformOpInterface op,
             type.empty())
           type = typeText(shaped);
     }
+    SmallVector<int64_t> bounds = tirx::tailBounds(target);
+    std::string bound =
+        loop < bounds.size() && bounds[loop] > 0
+            ? ", at most " + std::to_string(bounds[loop]) + ": a tail"
+            : "";
     return reject(op, target, RefusalCode::dynamic_shape,
                   "loop " + Twine(loop) + " has a size known only at run " +
-                      "time" + (type.empty() ? "" : " (" + type + ")"),
-                  "TIRx schedules static shapes: specialize the payload for "
-                  "the sizes it runs with (e.g. memref<4096xf32> for "
-                  "memref<?xf32>)");
+                      "time" + (type.empty() ? "" : " (" + type + ")") + bound,
+                  bound.empty()
+                      ? "tile the run-time size with tile_to_blocks first (a "
+                        "guarded tail takes what the tiles leave), or "
+                        "specialize the payload for the sizes it runs with"
+                      : "the full tiles are static: transform them; a tail of "
+                        "a run-time size stays as it is (scalar)");
   }
   return DiagnosedSilenceableFailure::success();
 }

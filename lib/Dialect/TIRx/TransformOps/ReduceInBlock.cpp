@@ -29,6 +29,10 @@ DiagnosedSilenceableFailure checkShape(TransformOpInterface self,
                                        linalg::LinalgOp op) {
   Operation *target = op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // A row of run-time length: the tree needs its static extent.
+  if (DiagnosedSilenceableFailure check = requireStaticLoops(self, target);
+      !check.succeeded())
+    return check;
   auto outType = dyn_cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
   if (!outType || !outType.hasStaticShape() ||
       llvm::any_of(ranges, ShapedType::isDynamic) ||

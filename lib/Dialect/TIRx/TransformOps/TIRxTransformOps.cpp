@@ -11,6 +11,7 @@
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Dialect/TIRx/Transforms/Sizes.h"
 #include "tirx/Dialect/TIRx/Transforms/Tails.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -256,7 +257,8 @@ tileToForall(RewriterBase &rewriter, TilingInterface target,
              ArrayRef<int64_t> sizes, bool threads) {
   unsigned tiled = tiledCount(sizes);
   auto linalgOp = cast<linalg::LinalgOp>(target.getOperation());
-  if (tirx::leavesTail(linalgOp.getStaticLoopRanges(), sizes)) {
+  if (tirx::leavesTail(linalgOp.getStaticLoopRanges(), sizes) ||
+      linalgOp->hasAttr(tirx::kTailBoundsAttrName)) {
     // Static tiles, the last one along a loop no size divides a tail op
     // (tirx::tileWithTails).
     FailureOr<tirx::TiledWithTails> withTails = tirx::tileWithTails(
@@ -303,9 +305,7 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
   if (DiagnosedSilenceableFailure check = requireBuffers(op, target);
       !check.succeeded())
     return check;
-  if (DiagnosedSilenceableFailure check = requireStaticLoops(op, target, sizes);
-      !check.succeeded())
-    return check;
+  // Loops of run-time extent tile with guarded tails (tileWithTails).
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
   auto iterators = linalgOp.getIteratorTypesArray();
   if (sizes.size() > ranges.size())
@@ -382,6 +382,10 @@ DiagnosedSilenceableFailure tirx::TileToBlocksOp::applyToOne(
       checkTiling(self, target, getTileSizes(), "tile size");
   if (!check.succeeded())
     return check;
+  // Run-time sizes: named before the payload's ops leave its arguments
+  // (the bundle declares them by these names).
+  if (auto module = target->getParentOfType<ModuleOp>())
+    tirx::nameDynamicSizes(module);
   auto tiled = tileToForall(rewriter, cast<TilingInterface>(target),
                             getTileSizes(), /*threads=*/false);
   if (failed(tiled))
@@ -425,15 +429,14 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
       checkTiling(self, target, elements, "elements per thread");
   if (!check.succeeded())
     return check;
-  SmallVector<int64_t> ranges =
-      cast<linalg::LinalgOp>(target).getStaticLoopRanges();
+  // The largest extent of each loop: static, or a run-time tail's bound.
+  SmallVector<int64_t> ranges = tirx::tailBounds(target);
   int64_t threads = 1;
   for (auto [i, e] : llvm::enumerate(elements)) {
     if (e == 0)
       continue;
-    if (ShapedType::isDynamic(ranges[i]))
-      return reject(self, target, RefusalCode::not_applicable,
-                    "loop " + Twine(i) + " has no static extent in the block");
+    if (ranges[i] <= 0)
+      return requireStaticLoops(self, target, elements);
     threads *= llvm::divideCeil(ranges[i], e);
   }
   int64_t maxThreads = getMaxThreads();

@@ -11,6 +11,7 @@
 
 #include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Dialect/TIRx/Transforms/Sizes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -153,6 +154,10 @@ llvm::Error tirx::bufferizePayload(ModuleOp module) {
                                                                   outParams);
           }))
     return e;
+  // A result of dynamic shape is computed into a local allocation and
+  // copied out: compute it into the out-parameter instead.
+  forwardResultCopies(module);
+  nameDynamicSizes(module);
   if (std::optional<TensorUse> left = findTensorUse(module))
     return llvm::createStringError(
         "tensors are left after bufferization: " + left->what + " (" +

@@ -10,6 +10,7 @@
 
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Dialect/TIRx/Transforms/Sizes.h"
 #include "tirx/Support/Refusal.h"
 
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
@@ -254,14 +255,13 @@ public:
 
   /// Whether `index + [0, span]` lies in [0, extent) wherever `at` runs.
   bool proves(Value index, int64_t span, int64_t extent) {
-    std::optional<Lin> i = linearize(index, 0);
-    if (!i)
-      return false;
-    Lin below = scale(*i, -1); // -index - 1 >= 0: index < 0
-    below.k -= 1;
-    Lin above = *i; // index + span - extent >= 0
-    above.k += span - extent;
-    return infeasibleWith(below) && infeasibleWith(above);
+    return proves(index, span, constant(extent));
+  }
+
+  /// The same for an extent known at run time: the size `name`
+  /// (tirx.dims), whatever value it takes.
+  bool proves(Value index, int64_t span, StringRef name) {
+    return proves(index, span, column(sizeAtom(name)));
   }
 
 private:
@@ -297,6 +297,61 @@ private:
     return llvm::all_of(a.c, [](auto e) { return e.second == 0; });
   }
 
+  bool proves(Value index, int64_t span, const Lin &extent) {
+    std::optional<Lin> i = linearize(index, 0);
+    if (!i)
+      return false;
+    Lin below = scale(*i, -1); // -index - 1 >= 0: index < 0
+    below.k -= 1;
+    Lin above = add(*i, extent, -1); // index + span - extent >= 0
+    above.k += span;
+    return infeasibleWith(below) && infeasibleWith(above);
+  }
+
+  /// The column of a run-time size: one per name, so that the rows of x
+  /// and of the result that tirx.dims call one size are one value; at
+  /// least 1.
+  unsigned sizeAtom(StringRef name) {
+    auto it = sizes.find(name);
+    if (it != sizes.end())
+      return it->second;
+    unsigned col = fresh();
+    sizes[name] = col;
+    atLeastZero(add(column(col), constant(1), -1));
+    return col;
+  }
+
+  /// A block or thread id of the launch around it, and the launch's
+  /// count of them along that dimension (the grid may be a run-time size).
+  std::optional<std::pair<OpFoldResult, bool>> launchBound(Value v) {
+    auto bounded = [](gpu::LaunchOp launch, gpu::Dimension d,
+                      bool block) -> OpFoldResult {
+      gpu::KernelDim3 size = block ? launch.getGridSizeOperandValues()
+                                   : launch.getBlockSizeOperandValues();
+      return d == gpu::Dimension::x ? size.x
+             : d == gpu::Dimension::y ? size.y
+                                      : size.z;
+    };
+    if (auto id = v.getDefiningOp<gpu::BlockIdOp>())
+      if (auto launch = id->getParentOfType<gpu::LaunchOp>())
+        return std::make_pair(bounded(launch, id.getDimension(), true), false);
+    if (auto id = v.getDefiningOp<gpu::ThreadIdOp>())
+      if (auto launch = id->getParentOfType<gpu::LaunchOp>())
+        return std::make_pair(bounded(launch, id.getDimension(), false),
+                              false);
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      if (auto launch = dyn_cast<gpu::LaunchOp>(arg.getOwner()->getParentOp()))
+        if (arg.getOwner() == &launch.getBody().front() &&
+            arg.getArgNumber() < 12) {
+          unsigned n = arg.getArgNumber();
+          auto d = static_cast<gpu::Dimension>(n % 3);
+          // Block ids, thread ids, grid sizes, block sizes.
+          return std::make_pair(bounded(launch, d, n < 3 || (n >= 6 && n < 9)),
+                                n >= 6);
+        }
+    return std::nullopt;
+  }
+
   unsigned fresh() { return numCols++; }
   void atLeastZero(Lin l) { ineqs.push_back(std::move(l)); }
   void isZero(Lin l) { eqs.push_back(std::move(l)); }
@@ -324,7 +379,9 @@ private:
     if (depth > 16)
       return col;
     auto bound = [&](OpFoldResult lb, OpFoldResult ub, OpFoldResult step) {
-      std::optional<Lin> l = linearize(lb, depth + 1);
+      // A null lb: 0 (ids), a null step: 1.
+      std::optional<Lin> l =
+          lb ? linearize(lb, depth + 1) : std::optional<Lin>(constant(0));
       std::optional<Lin> u = linearize(ub, depth + 1);
       if (l)
         atLeastZero(add(x, *l, -1)); // x >= lb
@@ -333,13 +390,23 @@ private:
         r.k -= 1;
         atLeastZero(r);
       }
-      std::optional<int64_t> s = getConstantIntValue(step);
+      std::optional<int64_t> s =
+          step ? getConstantIntValue(step) : std::optional<int64_t>(1);
       if (l && s && *s > 1) { // x = lb + s * q
         unsigned q = fresh();
         atLeastZero(column(q));
         isZero(add(add(x, *l, -1), column(q), -*s));
       }
     };
+    if (std::optional<std::pair<OpFoldResult, bool>> launch = launchBound(v)) {
+      if (launch->second) { // the launch's size itself
+        if (std::optional<Lin> size = linearize(launch->first, depth + 1))
+          isZero(add(x, *size, -1));
+      } else {
+        bound(OpFoldResult(IntegerAttr()), launch->first, OpFoldResult());
+      }
+      return col;
+    }
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       Operation *owner = arg.getOwner()->getParentOp();
       if (auto loop = dyn_cast<scf::ForOp>(owner)) {
@@ -483,6 +550,8 @@ private:
         return total;
       }
     }
+    if (std::optional<std::string> size = tirx::sizeOfDim(v))
+      return column(sizeAtom(*size));
     return column(atom(v, depth));
   }
 
@@ -587,9 +656,20 @@ private:
 
   DataFlowSolver &solver;
   llvm::DenseMap<Value, unsigned> atoms;
+  llvm::StringMap<unsigned> sizes;
   SmallVector<Lin> ineqs, eqs;
   unsigned numCols = 0;
 };
+
+/// The size (tirx.dims) of dimension `d` of `base`, a function's buffer
+/// argument, or "".
+std::string sizeOfBuffer(Value base, unsigned d) {
+  auto arg = dyn_cast<BlockArgument>(base);
+  if (!arg || !arg.getOwner()->isEntryBlock())
+    return "";
+  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  return func ? tirx::sizeName(func, arg.getArgNumber(), d) : "";
+}
 
 struct CheckBoundsPass
     : public mlir::tirx::impl::TIRxCheckBoundsBase<CheckBoundsPass> {
@@ -649,9 +729,17 @@ struct CheckBoundsPass
           std::string problem;
           bool intervalFails =
               !r || r->lo < 0 || r->hi > extent - 1 - span;
-          if (ShapedType::isDynamic(extent))
-            problem = "dimension " + std::to_string(d) + " has no static size";
-          else if (intervalFails &&
+          if (ShapedType::isDynamic(extent)) {
+            // A run-time size: proven for every value it may take.
+            std::string size = sizeOfBuffer(a.base, d);
+            if (size.empty())
+              problem = "dimension " + std::to_string(d) +
+                        " has a run-time size no tirx.dims names";
+            else if (!GuardedBounds(solver, a.op).proves(index, span, size))
+              problem = "index " + std::to_string(d) +
+                        " is not proven below the run-time size " + size +
+                        " (dimension " + std::to_string(d) + ")";
+          } else if (intervalFails &&
                    GuardedBounds(solver, a.op).proves(index, span, extent))
             problem.clear(); // proven under the guards around the access
           else if (!r)

@@ -10,6 +10,7 @@
 
 #include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Dialect/TIRx/Transforms/Sizes.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Analysis/Access.h"
 
@@ -272,15 +273,45 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
                                    << " has element type "
                                    << memref.getElementType()
                                    << ", which the runner cannot fill";
-      if (!memref.hasStaticShape() || !memref.getLayout().isIdentity())
+      if (!memref.getLayout().isIdentity())
         return payload.emitError()
                << "tirx-export-bundle: " << describe() << " of type " << memref
-               << " is not static: the bundle needs a static shape and an "
-                  "identity layout";
+               << " has a non-identity layout: the bundle needs the identity "
+                  "layout";
       param.isBuffer = true;
       param.type = *type;
       param.shape.assign(memref.getShape().begin(), memref.getShape().end());
-      param.bytes = uint64_t(memref.getNumElements()) * rt::elementBytes(*type);
+      if (memref.hasStaticShape())
+        param.bytes =
+            uint64_t(memref.getNumElements()) * rt::elementBytes(*type);
+      // A dimension of run-time size: the size it is (tirx.dims), declared
+      // once in the manifest's sizes.
+      for (int64_t d = 0; d < memref.getRank(); ++d) {
+        if (!memref.isDynamicDim(d))
+          continue;
+        std::string name = mlir::tirx::sizeName(payload, i, unsigned(d));
+        if (name.empty())
+          return payload.emitError()
+                 << "tirx-export-bundle: dynamic_shape: dimension " << d
+                 << " of " << describe() << " (" << memref
+                 << ") has a run-time size no tirx.dims names; bufferize (or "
+                    "tile_to_blocks) names the sizes of a payload";
+        param.shapeExprs.resize(memref.getRank());
+        param.shapeExprs[d] = name;
+        param.shape[d] = 1;
+        if (llvm::none_of(manifest.sizes,
+                          [&](const rt::Size &s) { return s.name == name; })) {
+          rt::Size size;
+          size.name = name;
+          size.param = int(i);
+          size.dim = int(d);
+          size.defaultValue = mlir::tirx::kDefaultDynamicSize;
+          // Guarded tails: any extent; the grid's limits are checked when
+          // the sizes are bound.
+          size.max = int64_t(1) << 31;
+          manifest.sizes.push_back(size);
+        }
+      }
       bool reads = false, writes = false;
       collectEffects(arg, reads, writes);
       // Through the launches, into the kernels.
@@ -333,6 +364,12 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
                             "block x", "block y", "block z"};
     for (int d = 0; d < 6; ++d) {
       std::optional<int64_t> c = getConstantIntValue(dims[d]);
+      // A grid computed from run-time sizes: its expression.
+      if (!c && d < 3)
+        if (std::optional<std::string> e = mlir::tirx::sizeExpression(dims[d])) {
+          kernel.gridExprs[d] = *e;
+          continue;
+        }
       if (!c || *c < 1) {
         launch.emitError() << "tirx-export-bundle: " << names[d] << " of "
                            << where << " is not a static positive size";
@@ -361,12 +398,24 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
         MemRefType type = alloc.getType();
         std::optional<rt::ElementType> element =
             elementTypeOf(type.getElementType());
-        if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-            type.getMemorySpace() || !element) {
+        // Dynamic extents: expressions of the sizes.
+        std::vector<std::string> extents;
+        for (int64_t d = 0, k = 0; d < type.getRank(); ++d) {
+          if (!type.isDynamicDim(d))
+            continue;
+          std::optional<std::string> e =
+              mlir::tirx::sizeExpression(alloc.getDynamicSizes()[k++]);
+          extents.resize(type.getRank());
+          extents[d] = e ? *e : std::string();
+          if (!e)
+            element = std::nullopt;
+        }
+        if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
+            !element) {
           launch.emitError() << "tirx-export-bundle: kernel argument #"
                              << index << " of " << where
                              << " is an allocation of " << type
-                             << "; a scratch buffer needs a static shape, "
+                             << "; a scratch buffer needs a shape of sizes, "
                                 "the identity layout, global memory and a "
                                 "manifest element type";
           return WalkResult::interrupt();
@@ -379,8 +428,13 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
           scratch.name = "scratch" + std::to_string(*arg.scratch);
           scratch.type = *element;
           scratch.shape.assign(type.getShape().begin(), type.getShape().end());
-          scratch.bytes = uint64_t(type.getNumElements()) *
-                          rt::elementBytes(*element);
+          scratch.shapeExprs = extents;
+          for (size_t d = 0; d < extents.size(); ++d)
+            if (!extents[d].empty())
+              scratch.shape[d] = 1;
+          if (type.hasStaticShape())
+            scratch.bytes = uint64_t(type.getNumElements()) *
+                            rt::elementBytes(*element);
           manifest.scratch.push_back(scratch);
         }
       } else if (std::optional<rt::TensorMapArg> map =
@@ -394,6 +448,14 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
           arg.value = f.getValueAsDouble();
         else
           arg.value = double(cast<IntegerAttr>(value).getValue().getSExtValue());
+      } else if (std::optional<std::string> e =
+                     operand.getType().isIntOrIndex()
+                         ? mlir::tirx::sizeExpression(operand)
+                         : std::nullopt) {
+        // An index the host computes from the run-time sizes.
+        arg.type = operand.getType().isInteger(32) ? rt::ElementType::i32
+                                                   : rt::ElementType::i64;
+        arg.valueExpr = *e;
       } else {
         launch.emitError() << "tirx-export-bundle: kernel argument #" << index
                            << " of " << where
@@ -415,8 +477,23 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     }
     int64_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2] *
                       kernel.grid[0] * kernel.grid[1] * kernel.grid[2];
-    kernel.flops = uint64_t(std::llround(
-        countFlopsPerThread(func, kernel.block[0]) * double(threads)));
+    double perThread = countFlopsPerThread(func, kernel.block[0]);
+    kernel.flops = uint64_t(std::llround(perThread * double(threads)));
+    if (llvm::any_of(kernel.gridExprs,
+                     [](const std::string &e) { return !e.empty(); })) {
+      // Per block, times the blocks the sizes give.
+      int64_t perBlock = std::llround(perThread * double(kernel.block[0] *
+                                                         kernel.block[1] *
+                                                         kernel.block[2]));
+      std::string e = std::to_string(perBlock);
+      for (int d = 0; d < 3; ++d)
+        if (!kernel.gridExprs[d].empty() || kernel.grid[d] != 1)
+          e += " * " + (kernel.gridExprs[d].empty()
+                            ? std::to_string(kernel.grid[d])
+                            : kernel.gridExprs[d]);
+      kernel.flopsExpr = perBlock ? e : "";
+      kernel.flops = 0;
+    }
     func.walk([&](nvgpu::MmaSyncOp mma) {
       if (mma.getTf32Enabled())
         manifest.math = "tf32";
@@ -447,7 +524,18 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     manifest.kernels.push_back(kernel);
     return WalkResult::advance();
   });
-  return failure(walk.wasInterrupted());
+  if (walk.wasInterrupted())
+    return failure();
+  // With a buffer of run-time shape, the kernels take memref descriptors
+  // (the lowering's kernel-bare-ptr-calling-convention is off for all).
+  if (!manifest.sizes.empty() ||
+      llvm::any_of(manifest.scratch,
+                   [](const rt::Scratch &s) { return !s.shapeExprs.empty(); }))
+    for (rt::Kernel &kernel : manifest.kernels)
+      for (rt::KernelArg &arg : kernel.args)
+        arg.descriptor = arg.scratch || (arg.param &&
+                                         manifest.params[*arg.param].isBuffer);
+  return success();
 }
 
 LogicalResult
@@ -602,6 +690,11 @@ void ExportBundlePass::runOnOperation() {
     manifest.reductionLength = terms.getInt();
   if (failed(collect(*copy, manifest)))
     return signalPassFailure();
+  if (llvm::any_of(manifest.kernels, [](const rt::Kernel &k) {
+        return llvm::any_of(k.args,
+                            [](const rt::KernelArg &a) { return a.descriptor; });
+      }))
+    options.barePtr = false;
 
   if (failed(runStrict([&](OpPassManager &pm) {
         mlir::tirx::buildNVVMCodegenPipeline(pm, options);

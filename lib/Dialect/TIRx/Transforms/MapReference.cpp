@@ -14,6 +14,7 @@
 
 #include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
+#include "tirx/Dialect/TIRx/Transforms/Sizes.h"
 
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -119,6 +120,9 @@ struct MapReferencePass
                            << llvm::toString(std::move(e));
         return signalPassFailure();
       }
+
+    // A buffer seed of dynamic shape: its sizes named as the candidates'.
+    tirx::nameDynamicSizes(module);
 
     // The longest sum of the payload, for the check's tolerance (the
     // bundle's manifest carries it as reduction_length).

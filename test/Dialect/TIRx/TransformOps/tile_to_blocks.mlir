@@ -61,30 +61,6 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// A size known only at run time: a refusal, not a verifier error.
-#id = affine_map<(d0) -> (d0)>
-func.func @dynamic(%x: memref<?xf32>, %y: memref<?xf32>) {
-  // expected-note @below {{payload op: func @dynamic / linalg.generic#0}}
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.addf %a, %b : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{dynamic_shape: loop 0 has a size known only at run time (memref<?xf32>)}}
-    // expected-note @below {{hint: TIRx schedules static shapes: specialize the payload for the sizes it runs with (e.g. memref<4096xf32> for memref<?xf32>)}}
-    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-}
-
-// -----
-
 // Named ops tile as they are: a batch matmul's batch and M loops to blocks.
 func.func @batch_matmul(%a: memref<4x64x32xf32>, %b: memref<4x32x16xf32>, %c: memref<4x64x16xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<4x64x32xf32>, memref<4x32x16xf32>) outs(%c : memref<4x64x16xf32>)

@@ -56,7 +56,7 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
     // expected-error @below {{dynamic_shape: loop 0 has a size known only at run time (memref<?xf32>)}}
-    // expected-note @below {{hint: TIRx schedules static shapes}}
+    // expected-note @below {{hint: tile the run-time size with tile_to_blocks first (a guarded tail takes what the tiles leave)}}
     %t, %f = transform.tirx.tile_to_threads %g elements_per_thread [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }

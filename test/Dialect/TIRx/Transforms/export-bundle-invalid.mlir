@@ -16,7 +16,9 @@ func.func @f(%a: i16, %m: memref<4xi16>) {
 
 // -----
 
-// expected-error @below {{parameter #0 (arg0) of @f of type 'memref<?xf32>' is not static}}
+// A run-time size the payload does not name (tirx.dims): the manifest could
+// not declare it.
+// expected-error @below {{dynamic_shape: dimension 0 of parameter #0 (arg0) of @f ('memref<?xf32>') has a run-time size no tirx.dims names}}
 func.func @f(%m: memref<?xf32>) {
   %c1 = arith.constant 1 : index
   gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)

@@ -61,7 +61,7 @@ def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [
       "description": "elements per block along each parallel loop, outermost first; 0 leaves a loop untiled; at most 3 nonzero (x, y, z)"}}},
    "preconditions": ["the target is a linalg op not yet mapped to blocks",
                      "tiled loops are parallel and at most 3",
-                     "static loop extents (a size that does not divide its extent leaves a tail tile)"]}
+                     "a size that does not divide its extent leaves a tail tile; a loop of run-time extent leaves a guarded tail of run-time size"]}
 }]> {
   let summary = "Tile a linalg op into a forall mapped to GPU blocks";
   let description = [{
@@ -70,8 +70,13 @@ def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [
     not divide its loop's extent, the forall has ceil(extent / size)
     iterations and its body is `scf.if (i < extent / size)` the full tile's
     op, else a tail op of the remaining static size (marked `tirx.tail`):
-    every tile stays static (docs/actions.md, "Tails"). The `tiled` handle
-    then holds the full tile's op; match the ops again to reach the tails.
+    every tile stays static (docs/actions.md, "Tails"). Along a loop of
+    run-time extent N the forall has ceil(N / size) iterations, the full
+    tiles while `i < N / size`, then one tail of N - i * size elements
+    (marked `tirx.tail` and `tirx.tail_bounds`, its largest extent); the
+    payload's run-time sizes are named on its arguments (`tirx.dims`) for
+    the bundle (docs/bundle.md, "Dynamic sizes"). The `tiled` handle then
+    holds the full tile's op; match the ops again to reach the tails.
 
     ```mlir
     %tiled, %blocks = transform.tirx.tile_to_blocks %generic tile_sizes [1024]
@@ -83,8 +88,7 @@ def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [
     Consumes the target handle; produces handles to the tiled op and the
     forall. Refuses (silenceable) with `not_applicable` (not a linalg op),
     `bad_order` (already inside a block mapping), `invalid_parameter`,
-    `not_parallel` (a reduction loop) or `dynamic_shape` (a loop of run-time
-    size).
+    or `not_parallel` (a reduction loop).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DenseI64ArrayAttr:$tile_sizes);
@@ -737,7 +741,8 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     with `not_applicable` (not a linalg op on buffers with one output of
     static shape indexed by its parallel loops alone, or a body using
     linalg.index), `bad_order` (not inside a
-    block, or already split among threads), `not_reduction`,
+    block, or already split among threads), `dynamic_shape` (a loop of
+    run-time extent: a row of run-time length), `not_reduction`,
     `several_reductions`, `unknown_combiner`, `too_many_outputs` (more
     outputs than threads) or `exceeds_smem`. A thread count that is not a
     power of two in [32, 1024] is refused by the verifier.

@@ -25,11 +25,22 @@ namespace tirx {
 /// The attribute that marks an op computing a tail (a partial tile).
 inline constexpr llvm::StringLiteral kTailAttrName = "tirx.tail";
 
+/// On an op whose extent along some loop is known at run time only (a tail
+/// of a run-time size): per loop, the largest extent it may have (0 where
+/// unknown).
+inline constexpr llvm::StringLiteral kTailBoundsAttrName = "tirx.tail_bounds";
+
+/// Per loop of `op`, the largest extent it may have: the static extent, the
+/// bound of a run-time tail, or 0 when unknown (a payload's own run-time
+/// size).
+SmallVector<int64_t> tailBounds(Operation *op);
+
 /// Whether `op` computes a tail: it, or an op it was tiled from, was the
 /// partial last tile of a tiling (it fills only part of its block).
 bool isTail(Operation *op);
 
-/// Whether some size of `sizes` (0: untiled) leaves a tail of `ranges`.
+/// Whether some size of `sizes` (0: untiled) leaves a tail of `ranges` (a
+/// run-time extent may).
 bool leavesTail(ArrayRef<int64_t> ranges, ArrayRef<int64_t> sizes);
 
 /// The result of tileWithTails: the tiled ops (the full tile first, when
@@ -39,11 +50,15 @@ struct TiledWithTails {
   scf::ForallOp forall;
 };
 
-/// Tiles `op` (a linalg op on buffers with static loop ranges) by `sizes`
-/// (0: untiled; one per leading loop) into a zero-based, unit-step
-/// scf.forall mapped by `mapping` (one attribute per tiled loop), with
-/// static tiles: the last iteration along a loop no size divides runs a
-/// tail op of the remaining size, selected by scf.if. Erases `op`.
+/// Tiles `op` (a linalg op on buffers) by `sizes` (0: untiled; one per
+/// leading loop) into a zero-based, unit-step scf.forall mapped by
+/// `mapping` (one attribute per tiled loop), with static tiles: the last
+/// iteration along a loop no size divides runs a tail op of the remaining
+/// size, selected by scf.if. Along a loop of run-time extent N, the forall
+/// has ceil(N / size) iterations (or, for a tail's extent bounded by B,
+/// ceil(B / size), those past N doing nothing), full tiles while the index
+/// is below N / size, then one tail op of N - index * size elements
+/// (marked with its bound, tirx.tail_bounds). Erases `op`.
 FailureOr<TiledWithTails> tileWithTails(RewriterBase &rewriter,
                                         linalg::LinalgOp op,
                                         ArrayRef<int64_t> sizes,
