@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Harness/Auto.h"
+#include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
 #include "tirx/Support/JSON.h"
 #include "Isolation.h"
 
@@ -240,12 +241,29 @@ std::vector<int64_t> tailTile(const OpFacts &op) {
   return t;
 }
 
+/// A matmul of two f16 or two bf16 operands that use_mma takes: f32 sums,
+/// or f16 sums into an f16 C.
+bool mmaSixteen(const OpFacts &op) {
+  if (op.name != "linalg.matmul")
+    return false;
+  if (op.inputType != "f16" && op.inputType != "bf16")
+    return false;
+  return op.elementType == "f32" ||
+         (op.inputType == "f16" && op.elementType == "f16");
+}
+
 /// The steps of a matmul-like op (linalg.matmul, linalg.batch_matmul).
 void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
                  std::vector<Step> &steps) {
   bool batch = op.name == "linalg.batch_matmul";
   size_t lead = batch ? 1 : 0;
-  bool mma = !batch && op.elementType == "f32";
+  // Tensor cores (use_mma, a linalg.matmul only): f32 operands as tf32
+  // (16x8x8), f16 and bf16 ones on 16x8x16 with f32 sums (or f16 sums into
+  // an f16 C), fed by ldmatrix from shared tiles whose rows are padded by 8
+  // elements, the copies pipelined (examples/recipes/matmul_*-pipeline).
+  bool sixteen = !batch && mmaSixteen(op);
+  bool mma = !batch && (sixteen || (op.elementType == "f32" &&
+                                    (op.inputType.empty() || op.inputType == "f32")));
   auto withLead = [&](std::vector<int64_t> v) {
     if (batch)
       v.insert(v.begin(), 1);
@@ -255,6 +273,9 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     Step s;
     s.why = op.name + "#" + std::to_string(op.index) + ": block tiles";
     int64_t m = op.extents[lead], n = op.extents[lead + 1];
+    if (sixteen && m > 0 && n > 0 && m % 128 == 0 && n % 128 == 0)
+      s.candidates.push_back(action(
+          "tile_to_blocks", json::Object{{"tile_sizes", ints({128, 128})}}, &op));
     for (int64_t t : {64, 32, 16})
       if (m > 0 && n > 0 && m % t == 0 && n % t == 0)
         s.candidates.push_back(action(
@@ -294,6 +315,10 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     s.why = op.name + "#" + std::to_string(op.index) + ": A and B tiles in shared memory";
     s.optional = true;
     s.key = pKey;
+    if (sixteen) // rows of 16-byte multiples, in 8 bank groups: ldmatrix
+      s.candidates.push_back(action(
+          "promote_to_shared",
+          json::Object{{"operands", json::Array{0, 1}}, {"padding", 8}}, &op));
     s.candidates.push_back(action(
         "promote_to_shared", json::Object{{"operands", json::Array{0, 1}}}, &op));
     steps.push_back(std::move(s));
@@ -479,6 +504,14 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
 }
 } // namespace
 
+json::Object mlir::tirx::pipelineAction(const StagedLoop &loop,
+                                        int64_t stages) {
+  return json::Object{
+      {"transform", "pipeline"},
+      {"params", json::Object{{"stages", stages}}},
+      {"target", json::Object{{"op", "scf.for"}, {"index", loop.index}}}};
+}
+
 std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
                                         const std::vector<std::string> &skipped) {
   std::vector<Step> steps;
@@ -500,6 +533,22 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
       opSteps(op, skipped, steps);
     if (steps.size() > before)
       return steps; // one op at a time, in program order
+  }
+  // Copies of 16-bit tiles into shared memory overlapped with the tensor
+  // cores' work (cp.async, 2 stages; the search tries more, and f32 too).
+  for (const StagedLoop &loop : facts.staged) {
+    std::string key = "pipeline:scf.for#" + std::to_string(loop.index);
+    if (loop.elementBytes != 2 || has(skipped, key))
+      continue;
+    Step s;
+    s.why = "scf.for#" + std::to_string(loop.index) +
+            ": copies to shared memory pipelined";
+    s.optional = true;
+    s.key = key;
+    for (int64_t stages : {2, 3})
+      s.candidates.push_back(pipelineAction(loop, stages));
+    steps.push_back(std::move(s));
+    return steps;
   }
   Step s;
   s.why = "kernels";
@@ -525,6 +574,7 @@ json::Object PayloadFacts::toJSON() const {
         {"reduction", std::move(red)},
         {"element_bytes", int64_t(op.elementBytes)},
         {"element_type", op.elementType},
+        {"input_type", op.inputType},
         {"stage", op.stage == Stage::Top     ? "top"
                   : op.stage == Stage::Block ? "block"
                                              : "thread"},
@@ -533,8 +583,14 @@ json::Object PayloadFacts::toJSON() const {
         {"contiguous", op.contiguous},
         {"tensor", op.tensor}});
   }
-  return json::Object{
-      {"tensors", tensors}, {"launched", launched}, {"ops", std::move(list)}};
+  json::Array loops;
+  for (const StagedLoop &l : staged)
+    loops.push_back(json::Object{{"index", l.index},
+                                 {"element_bytes", int64_t(l.elementBytes)}});
+  return json::Object{{"tensors", tensors},
+                      {"launched", launched},
+                      {"ops", std::move(list)},
+                      {"staged", std::move(loops)}};
 }
 
 std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
@@ -561,6 +617,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.reduction.resize(op.extents.size(), false);
       op.elementBytes = unsigned(p->getInteger("element_bytes").value_or(4));
       op.elementType = p->getString("element_type").value_or("").str();
+      op.inputType = p->getString("input_type").value_or("").str();
       llvm::StringRef stage = p->getString("stage").value_or("top");
       op.stage = stage == "block"    ? Stage::Block
                  : stage == "thread" ? Stage::Thread
@@ -571,6 +628,12 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.tensor = p->getBoolean("tensor").value_or(false);
       f.ops.push_back(std::move(op));
     }
+  if (const json::Array *list = o->getArray("staged"))
+    for (const json::Value &e : *list)
+      if (const json::Object *l = e.getAsObject())
+        f.staged.push_back(
+            {l->getInteger("index").value_or(0),
+             unsigned(l->getInteger("element_bytes").value_or(4))});
   return f;
 }
 
@@ -600,6 +663,35 @@ unsigned bytesOf(Type t) {
   return 0;
 }
 
+/// Whether `loop` sits in a block's forall and copies tiles into shared
+/// memory that no pipeline made asynchronous yet.
+std::optional<StagedLoop> stagedLoop(scf::ForOp loop, int64_t index) {
+  bool inBlock = false;
+  for (Operation *p = loop->getParentOp(); p && !inBlock; p = p->getParentOp())
+    if (auto forall = dyn_cast<scf::ForallOp>(p); forall && forall.getMapping()) {
+      ArrayAttr mapping = *forall.getMapping(); // not a temporary's element
+      for (Attribute m : mapping)
+        inBlock |= llvm::StringRef(attrText(m)).starts_with("#gpu.block");
+    }
+  if (!inBlock)
+    return std::nullopt;
+  std::optional<StagedLoop> out;
+  for (Operation &op : loop.getBody()->getOperations()) {
+    auto copy = dyn_cast<linalg::CopyOp>(&op);
+    if (!copy || copy.getNumDpsInits() != 1 ||
+        !isWorkgroup(copy.getDpsInitOperand(0)->get().getType()))
+      continue;
+    if (copy->hasAttr(kAsyncCopyAttrName))
+      return std::nullopt; // pipelined already
+    unsigned bytes = bytesOf(copy.getDpsInitOperand(0)->get().getType());
+    if (!out)
+      out = StagedLoop{index, bytes};
+    else
+      out->elementBytes = std::min(out->elementBytes, bytes);
+  }
+  return out;
+}
+
 Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
                                 const std::string &name) {
   // As the interpreter does: attributes of dialects not loaded yet (the
@@ -618,6 +710,13 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
   module->walk([&](Operation *op) {
     if (isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op))
       facts.launched = true;
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      // Counted as a transform's target counts them (post-order).
+      int64_t index = counts["scf.for"]++;
+      if (std::optional<StagedLoop> s = stagedLoop(loop, index))
+        facts.staged.push_back(*s);
+      return;
+    }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       return;
@@ -626,8 +725,10 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
     if (op->getParentOfType<gpu::LaunchOp>())
       return;
     // The copies promote_to_shared makes are split among threads at
-    // lowering: nothing to schedule.
-    if (isa<linalg::CopyOp>(op) && linalgOp.getNumDpsInits() == 1 &&
+    // lowering, and so are the fills of a block's shared accumulators
+    // (fuse_into moves a reduction's fill with it): nothing to schedule.
+    if (isa<linalg::CopyOp, linalg::FillOp>(op) &&
+        linalgOp.getNumDpsInits() == 1 &&
         isWorkgroup(linalgOp.getDpsInitOperand(0)->get().getType()))
       return;
     OpFacts f;
@@ -647,6 +748,13 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       if (auto s = dyn_cast<ShapedType>(t))
         t = s.getElementType();
       llvm::raw_string_ostream os(f.elementType);
+      t.print(os);
+    }
+    if (linalgOp.getNumDpsInputs() > 0) {
+      Type t = linalgOp.getDpsInputOperand(0)->get().getType();
+      if (auto s = dyn_cast<ShapedType>(t))
+        t = s.getElementType();
+      llvm::raw_string_ostream os(f.inputType);
       t.print(os);
     }
     f.tensor = linalgOp.hasPureTensorSemantics();

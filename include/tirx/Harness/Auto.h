@@ -101,6 +101,7 @@ struct OpFacts {
   std::vector<bool> reduction;       // per loop
   unsigned elementBytes = 4;         // the widest operand element
   std::string elementType;           // of the output
+  std::string inputType;             // of the first input
   Stage stage = Stage::Top;
   bool inLoop = false;     // an scf.for between it and its block loop
   bool promoted = false;   // an input in shared memory
@@ -108,10 +109,18 @@ struct OpFacts {
   bool tensor = false;     // works on tensors
 };
 
+/// A loop inside a block whose body stages tiles in shared memory
+/// (promote_to_shared's copies) that are not pipelined yet.
+struct StagedLoop {
+  int64_t index = 0;         // among scf.for ops, as targets count them
+  unsigned elementBytes = 4; // the narrowest staged element
+};
+
 struct PayloadFacts {
   bool tensors = false;   // some op or argument is a tensor
   bool launched = false;  // a gpu.launch exists
   std::vector<OpFacts> ops;
+  std::vector<StagedLoop> staged;
 
   static std::optional<PayloadFacts> fromJSON(const llvm::json::Value &v);
   llvm::json::Object toJSON() const;
@@ -130,6 +139,9 @@ struct Step {
 /// The next steps for `facts`, most urgent first; empty when the version is
 /// mapped and nothing is left. `skipped` holds keys of optional steps every
 /// candidate of which was refused.
+/// The action that pipelines `loop`'s copies with `stages` buffers.
+llvm::json::Object pipelineAction(const StagedLoop &loop, int64_t stages);
+
 std::vector<Step> nextSteps(const PayloadFacts &facts,
                             const std::vector<std::string> &skipped);
 
