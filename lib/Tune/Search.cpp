@@ -790,6 +790,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     if (llvm::Error e = remember(*c, *c->full, fresh))
       return std::move(e);
   }
+  // The automatic schedule as timed in full in this same run (the greedy
+  // baseline a table compares with).
+  if (baseline)
+    report["baseline"] = candidateJSON(*baseline);
   std::vector<Candidate *> ranked;
   for (Candidate *c : leaders)
     if (c->full && c->full->ok())

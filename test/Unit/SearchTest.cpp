@@ -238,6 +238,12 @@ TEST(TunePolicies, TheAutomaticScheduleIsTheBaseline) {
   ASSERT_TRUE(baseline);
   EXPECT_EQ(baseline->getString("version"), "vd.0.0.0.0.0.0");
   EXPECT_EQ(baseline->getInteger("index"), 1);
+  // Timed in full in the same run (tune-suite's greedy column), whether or
+  // not it is among the leaders.
+  const json::Object *full = baseline->getObject("full");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->getString("correctness"), "pass");
+  EXPECT_GT(full->getNumber("median_us").value_or(0), 0);
   // The report says how sure it is: a paired comparison with an interval.
   const json::Object *best = report->getObject("best");
   ASSERT_TRUE(best);
