@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tirx/Tune/Kernels.h"
 #include "tirx/Tune/Search.h"
 #include "tirx/Tune/Space.h"
 
@@ -635,6 +636,42 @@ TEST(TuneSpace, SixteenBitMatmulsOnTensorCoresPipelined) {
   c = nextChoice(after, {c->key});
   ASSERT_TRUE(c);
   EXPECT_EQ(c->alternatives.front().getString("transform"), "map_to_gpu");
+}
+
+TEST(TuneKernels, HottestFirstWithTheirShares) {
+  json::Object profile{
+      {"format", "tirx-profile"},
+      {"kernels", json::Array{
+                      json::Object{{"name", "k01-reduce"}, {"duration_us", 100.0},
+                                   {"status", "timed"}},
+                      json::Object{{"name", "k02-matmul"}, {"duration_us", 300.0},
+                                   {"status", "timed"}},
+                      json::Object{{"name", "k03-elementwise"},
+                                   {"duration_us", 100.0}, {"status", "timed"}}}}};
+  std::vector<RankedKernel> ranked = rankKernels(profile);
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0].name, "k02-matmul");
+  EXPECT_DOUBLE_EQ(ranked[0].share, 0.6);
+  EXPECT_EQ(ranked[1].name, "k01-reduce"); // ties keep program order
+  // 100 s: 60, 20, 20; what the hottest leaves unused is not lost (the
+  // tune passes what is left, so each split is of the rest).
+  std::vector<double> seconds = splitBudget(ranked, 100, 1);
+  EXPECT_DOUBLE_EQ(seconds[0], 60);
+  EXPECT_DOUBLE_EQ(seconds[1], 20);
+  EXPECT_DOUBLE_EQ(seconds[2], 20);
+  // At least one candidate each, the rest by share.
+  std::vector<double> few = splitBudget(ranked, 4, 1);
+  EXPECT_GE(few[2], 1);
+  EXPECT_EQ(std::llround(few[0]) + std::llround(few[1]) + std::llround(few[2]), 4);
+  // Without times (a compile-only profile): program order, equal shares.
+  json::Object untimed{{"format", "tirx-profile"},
+                       {"kernels", json::Array{
+                                       json::Object{{"name", "a"}, {"status", "scheduled"}},
+                                       json::Object{{"name", "b"}, {"status", "scheduled"}}}}};
+  ranked = rankKernels(untimed);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].name, "a");
+  EXPECT_DOUBLE_EQ(ranked[1].share, 0.5);
 }
 
 TEST(TuneSpace, TheSchemaBoundsTheParameters) {

@@ -13,7 +13,7 @@
 #include "tirx/Harness/Report.h"
 #include "tirx/Harness/Mcp.h"
 #include "tirx/Harness/Session.h"
-#include "tirx/Tune/Tune.h"
+#include "tirx/Tune/Kernels.h"
 #include "tirx/Version.h"
 #include "tirx/Runtime/Files.h"
 #include "tirx/Support/JSON.h"
@@ -64,7 +64,7 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
   profile PAYLOAD.mlir [--compile-only] [--samples N] [--timeout S] [--seed N]
-                                 one kernel per op of a tensor payload, each
+         [--runner TIRX-RUN]     one kernel per op of a tensor payload, each
                                  scheduled by auto and run; ranked by time share
                                  (WS/profile.json, WS/kernels/; docs/report.md)
   report [-o FILE.html] [--peer NAME=MS]... [--device PROFILE.json]
@@ -81,6 +81,11 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  build them in parallel, screen each with tirx-run,
                                  check and time the best k in full, rank the leaders
                                  by paired runs; a rerun resumes (docs/tune.md)
+  tune --kernels [the options of tune]
+                                 a profiled workspace (tirx profile): its kernels
+                                 tuned down the ranking, hottest first, each its
+                                 time share of --time and --budget; the block's
+                                 time before and after (docs/tune.md)
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
                                  lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
@@ -105,6 +110,7 @@ struct Invocation {
   std::vector<std::string> peers;             // --peer, repeatable
   bool json = false;
   bool compileOnly = false;
+  bool kernels = false; // tune --kernels
   std::string workspace;
   Identity who;
 
@@ -157,6 +163,7 @@ llvm::Error runFlags(const Invocation &inv, RunOptions &options) {
         return n.takeError();
       *field = *n;
     }
+  options.runner = inv.option("--runner", options.runner);
   return llvm::Error::success();
 }
 
@@ -232,8 +239,11 @@ Expected<Result> apply(Session &s, const Invocation &inv) {
 }
 
 Expected<Result> tune(Session &s, const Invocation &inv) {
-  if (inv.positional.size() != 1)
-    return usage("tune takes one version id (or init a payload first)");
+  if (inv.positional.size() != (inv.kernels ? 0 : 1))
+    return usage(inv.kernels ? "tune --kernels takes no version: the "
+                               "workspace's profile names the kernels"
+                             : "tune takes one version id (or init a payload "
+                               "first)");
   WorkspaceTuneOptions options;
   TuneOptions &search = options.search;
   search.policy = inv.option("--policy", search.policy);
@@ -267,6 +277,8 @@ Expected<Result> tune(Session &s, const Invocation &inv) {
     options.jsonLines = &llvm::outs();
   else if (llvm::errs().is_displayed())
     options.bar = &llvm::errs();
+  if (inv.kernels)
+    return tuneKernels(s, options, inv.who);
   return tuneWorkspace(s, inv.positional[0], options);
 }
 
@@ -489,6 +501,8 @@ int TIRX_MAIN(int argc, char **argv) {
       inv.json = true;
     } else if (a == "--compile-only") {
       inv.compileOnly = true;
+    } else if (a == "--kernels") {
+      inv.kernels = true;
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";
