@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -554,34 +555,55 @@ int mlir::tirx::nearestAlternative(const std::vector<json::Object> &alternatives
 Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
                                 json::Object &learnt) {
   Built b;
+  auto timed = [&](const char *phase, auto &&f) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = f();
+    b.phasesMs[phase] += std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count();
+    return r;
+  };
   json::Object newFacts, newRefused;
   auto finish = [&]() {
     learnt["facts"] = std::move(newFacts);
     learnt["refused"] = std::move(newRefused);
     return std::move(b);
   };
-  std::string at = seed;
+  // The seed is shown (and audited) once; each step's version and digest
+  // come with its apply's result, and its text is read (verified against
+  // its digest) only when its facts are not known yet.
+  auto digestIn = [](const Result &r) {
+    const json::Object *v = r.data.getObject("version");
+    return v ? v->getString("digest").value_or("").str() : std::string();
+  };
+  llvm::Expected<Result> shown =
+      timed("show", [&] { return session.show(seed); });
+  if (!shown) {
+    b.error = "show: " + llvm::toString(shown.takeError());
+    return finish();
+  }
+  std::string at = shown->version, digest = digestIn(*shown);
+  std::optional<std::string> text = shown->text;
   std::vector<std::string> skipped;
   size_t hint = 0;
   for (unsigned step = 0; step < options.maxSteps; ++step) {
-    llvm::Expected<Result> shown = session.show(at);
-    if (!shown) {
-      b.error = "show: " + llvm::toString(shown.takeError());
-      return finish();
-    }
-    at = shown->version;
-    std::string digest = shown->data.getObject("version")
-                             ? shown->data.getObject("version")
-                                   ->getString("digest")
-                                   .value_or("")
-                                   .str()
-                             : "";
     b.version = at;
     b.digest = digest;
     auto known = facts.find(digest);
     if (known == facts.end()) {
-      llvm::Expected<PayloadFacts> f =
-          inspectPayload(shown->text, at, session.limits());
+      if (!text) {
+        std::string read, error;
+        if (!timed("show", [&] {
+              return session.workspace().readObject(digest, read, error);
+            })) {
+          b.error = "show: " + error;
+          return finish();
+        }
+        text = std::move(read);
+      }
+      llvm::Expected<PayloadFacts> f = timed("facts", [&] {
+        return inspectPayload(*text, at, session.limits());
+      });
       if (!f) {
         Refusal r = toRefusal(f.takeError());
         b.error = std::string(codeName(r.code)) + ": " + r.message;
@@ -632,12 +654,15 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         lastRefusal = before->second + " (refused before)";
         continue;
       }
-      llvm::Expected<Result> made =
-          session.applyAction(at, json::Value(json::Object(alt)));
+      llvm::Expected<Result> made = timed("apply", [&] {
+        return session.applyAction(at, json::Value(json::Object(alt)));
+      });
       if (made) {
         b.schedule.push_back(json::Object(alt));
         b.path.push_back({n, i, kind});
         at = made->version;
+        digest = digestIn(*made);
+        text.reset();
         taken = true;
         break;
       }
@@ -665,7 +690,8 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
     b.error = "too_many_steps: not mapped after " +
               std::to_string(options.maxSteps) + " steps";
   if (b.mapped && options.lower) {
-    llvm::Expected<Result> lowered = session.compile(b.version);
+    llvm::Expected<Result> lowered =
+        timed("compile", [&] { return session.compile(b.version); });
     if (!lowered) {
       Refusal r = toRefusal(lowered.takeError());
       b.mapped = false;
@@ -712,11 +738,29 @@ void WorkspaceBuilder::spawn() {
       setpgid(0, 0);
       watch = parent;
       json::Object reply;
+      auto started = std::chrono::steady_clock::now();
       llvm::Expected<Session> s = Session::open(dir, who);
       if (s) {
         s->limits() = limits;
+        // Atomic writes without an fsync each (Workspace::setDurable): the
+        // fsyncs under the workspace lock serialized the build processes;
+        // one syncfs when the build is done makes it durable before the
+        // tune records it.
+        s->setDurable(false);
         json::Object learnt;
         Built b = realize(*s, batch.proposals[index], learnt);
+        std::string synced;
+        auto t0 = std::chrono::steady_clock::now();
+        if (!s->workspace().sync(synced) && b.error.empty()) {
+          b.mapped = false;
+          b.error = "io_error: " + synced;
+        }
+        b.phasesMs["sync"] = std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - t0)
+                                 .count();
+        b.phasesMs["process"] = std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - started)
+                                    .count();
         reply["built"] = b.toJSON();
         reply["learnt"] = std::move(learnt);
       } else {
