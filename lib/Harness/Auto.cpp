@@ -512,6 +512,18 @@ json::Object mlir::tirx::pipelineAction(const StagedLoop &loop,
       {"target", json::Object{{"op", "scf.for"}, {"index", loop.index}}}};
 }
 
+Step mlir::tirx::pipelineStep(const StagedLoop &loop,
+                               llvm::ArrayRef<int64_t> stages) {
+  Step s;
+  s.why = "scf.for#" + std::to_string(loop.index) +
+          ": copies to shared memory pipelined";
+  s.optional = true;
+  s.key = "pipeline:scf.for#" + std::to_string(loop.index);
+  for (int64_t n : stages)
+    s.candidates.push_back(pipelineAction(loop, n));
+  return s;
+}
+
 std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
                                         const std::vector<std::string> &skipped) {
   std::vector<Step> steps;
@@ -537,16 +549,9 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
   // Copies of 16-bit tiles into shared memory overlapped with the tensor
   // cores' work (cp.async, 2 stages; the search tries more, and f32 too).
   for (const StagedLoop &loop : facts.staged) {
-    std::string key = "pipeline:scf.for#" + std::to_string(loop.index);
-    if (loop.elementBytes != 2 || has(skipped, key))
+    Step s = pipelineStep(loop, {2, 3});
+    if (loop.elementBytes != 2 || has(skipped, s.key))
       continue;
-    Step s;
-    s.why = "scf.for#" + std::to_string(loop.index) +
-            ": copies to shared memory pipelined";
-    s.optional = true;
-    s.key = key;
-    for (int64_t stages : {2, 3})
-      s.candidates.push_back(pipelineAction(loop, stages));
     steps.push_back(std::move(s));
     return steps;
   }
@@ -653,6 +658,17 @@ bool isWorkgroup(Type t) {
          llvm::StringRef(attrText(m.getMemorySpace())).contains("workgroup");
 }
 
+/// The element type of a shaped value (or its type), as text: "f32".
+std::string elementTypeText(Value v) {
+  Type t = v.getType();
+  if (auto s = dyn_cast<ShapedType>(t))
+    t = s.getElementType();
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  t.print(os);
+  return out;
+}
+
 unsigned bytesOf(Type t) {
   if (auto s = dyn_cast<ShapedType>(t))
     t = s.getElementType();
@@ -743,20 +759,10 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       if (isa<ShapedType>(v.getType()))
         widest = std::max(widest, bytesOf(v.getType()));
     f.elementBytes = widest ? widest : 4;
-    if (linalgOp.getNumDpsInits() > 0) {
-      Type t = linalgOp.getDpsInitOperand(0)->get().getType();
-      if (auto s = dyn_cast<ShapedType>(t))
-        t = s.getElementType();
-      llvm::raw_string_ostream os(f.elementType);
-      t.print(os);
-    }
-    if (linalgOp.getNumDpsInputs() > 0) {
-      Type t = linalgOp.getDpsInputOperand(0)->get().getType();
-      if (auto s = dyn_cast<ShapedType>(t))
-        t = s.getElementType();
-      llvm::raw_string_ostream os(f.inputType);
-      t.print(os);
-    }
+    if (linalgOp.getNumDpsInits() > 0)
+      f.elementType = elementTypeText(linalgOp.getDpsInitOperand(0)->get());
+    if (linalgOp.getNumDpsInputs() > 0)
+      f.inputType = elementTypeText(linalgOp.getDpsInputOperand(0)->get());
     f.tensor = linalgOp.hasPureTensorSemantics();
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();

@@ -423,17 +423,16 @@ std::optional<Choice> fusionChoice(const PayloadFacts &facts,
 std::optional<Choice> pipelineChoice(const PayloadFacts &facts,
                                      const std::vector<std::string> &skipped) {
   for (const StagedLoop &loop : facts.staged) {
-    std::string key = "pipeline:scf.for#" + std::to_string(loop.index);
-    if (skippedKey(skipped, key))
+    Step s = pipelineStep(loop, {2, 3, 4});
+    if (skippedKey(skipped, s.key))
       continue;
     Choice c;
-    c.why = "scf.for#" + std::to_string(loop.index) +
-            ": copies to shared memory pipelined";
+    c.why = s.why;
     c.optional = true;
-    c.key = key;
+    c.key = s.key;
     c.alternatives.push_back(json::Object{}); // skip
-    for (int64_t stages : {2, 3, 4})
-      c.alternatives.push_back(pipelineAction(loop, stages));
+    for (json::Object &a : s.candidates)
+      c.alternatives.push_back(std::move(a));
     return c;
   }
   return std::nullopt;

@@ -32,6 +32,7 @@
 
 #include "tirx/Harness/Session.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
 
@@ -141,6 +142,9 @@ struct Step {
 /// candidate of which was refused.
 /// The action that pipelines `loop`'s copies with `stages` buffers.
 llvm::json::Object pipelineAction(const StagedLoop &loop, int64_t stages);
+
+/// The optional step that pipelines `loop` with each of `stages`.
+Step pipelineStep(const StagedLoop &loop, llvm::ArrayRef<int64_t> stages);
 
 std::vector<Step> nextSteps(const PayloadFacts &facts,
                             const std::vector<std::string> &skipped);
