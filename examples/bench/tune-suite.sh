@@ -5,7 +5,9 @@
 #   examples/bench/tune-suite.sh TIRX [OUT_DIR]
 # TIRX: a tirx binary (the GPU host has no LLVM: use the one of `make pack`,
 # with tirx-run beside it). Environment (optional):
-#   TIRX_TUNE_TIME    seconds a payload (600)
+#   TIRX_TUNE_TIME    seconds a payload (600: the issue's budget at most)
+#   TIRX_TUNE_TIME_FOR  NAME=S,... seconds for some payloads
+#   TIRX_TUNE_BUDGET  distinct candidates a payload at most (unbounded)
 #   TIRX_TUNE_POLICY  evolutionary | mcts | random | greedy (evolutionary)
 #   TIRX_TUNE_ONLY    a comma list of payload names
 #   TIRX_TUNE_DB      a tuning database to start from and add to
@@ -17,4 +19,6 @@ out=${2:-tune-suite}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 exec python3 "$here/tune_suite.py" "$tirx" "$out" \
   --time "${TIRX_TUNE_TIME:-600}" --policy "${TIRX_TUNE_POLICY:-evolutionary}" \
-  ${TIRX_TUNE_ONLY:+--only "$TIRX_TUNE_ONLY"} ${TIRX_TUNE_DB:+--db "$TIRX_TUNE_DB"}
+  ${TIRX_TUNE_ONLY:+--only "$TIRX_TUNE_ONLY"} ${TIRX_TUNE_DB:+--db "$TIRX_TUNE_DB"} \
+  ${TIRX_TUNE_TIME_FOR:+--time-for "$TIRX_TUNE_TIME_FOR"} \
+  ${TIRX_TUNE_BUDGET:+--budget "$TIRX_TUNE_BUDGET"}

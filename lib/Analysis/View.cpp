@@ -573,16 +573,26 @@ json::Object roofline(const ViewInputs &in) {
     intensity = double(*flops) / double(*bytes);
   if (bytes && in.device.bandwidthGBs > 0)
     memoryFloor = double(*bytes) / (in.device.bandwidthGBs * 1e9) * 1e6;
-  // Products taken on tensor cores (use_mma's tf32 mma.sync) run at the
-  // tensor-core rate, the rest at the FP32 rate.
-  bool tensorCores = false;
+  // Products taken on tensor cores (use_mma's mma.sync) run at the
+  // tensor-core rate of their type (H200: tf32 495, f16 and bf16 989
+  // TFLOP/s), the rest at the FP32 rate (67).
+  std::string rate = "fp32";
+  double peak = in.device.peakFp32Tflops;
   in.prepared.walk([&](Operation *op) {
-    tensorCores |= op->getName().getStringRef() == "nvgpu.mma.sync" &&
-                   op->hasAttr("tf32Enabled");
+    if (op->getName().getStringRef() != "nvgpu.mma.sync" || op->getNumOperands() == 0)
+      return;
+    Type a = op->getOperand(0).getType();
+    if (auto v = dyn_cast<ShapedType>(a))
+      a = v.getElementType();
+    if (op->hasAttr("tf32Enabled") && in.device.peakTf32Tflops > 0 &&
+        rate == "fp32") {
+      rate = "tf32_tensor_cores";
+      peak = in.device.peakTf32Tflops;
+    } else if ((a.isF16() || a.isBF16()) && in.device.peakF16Tflops > 0) {
+      rate = a.isF16() ? "f16_tensor_cores" : "bf16_tensor_cores";
+      peak = in.device.peakF16Tflops;
+    }
   });
-  double peak = tensorCores && in.device.peakTf32Tflops > 0
-                    ? in.device.peakTf32Tflops
-                    : in.device.peakFp32Tflops;
   if (flops && peak > 0)
     computeFloor = double(*flops) / (peak * 1e12) * 1e6;
   json::Value bound("unknown");
@@ -601,8 +611,9 @@ json::Object roofline(const ViewInputs &in) {
                     {"source", in.device.source},
                     {"bandwidth_gbs", in.device.bandwidthGBs},
                     {"peak_fp32_tflops", in.device.peakFp32Tflops},
-                    {"peak_tf32_tflops", in.device.peakTf32Tflops}}},
-      {"compute_rate", tensorCores ? "tf32_tensor_cores" : "fp32"},
+                    {"peak_tf32_tflops", in.device.peakTf32Tflops},
+                    {"peak_f16_tflops", in.device.peakF16Tflops}}},
+      {"compute_rate", rate},
       {"memory_floor_us", real(memoryFloor)},
       {"compute_floor_us", real(computeFloor)},
       {"time_floor_us", real(floor)},
@@ -613,10 +624,11 @@ json::Object roofline(const ViewInputs &in) {
 DeviceFigures mlir::tirx::datasheetFigures(llvm::StringRef chip) {
   DeviceFigures d;
   if (chip.starts_with("sm_90"))
-    d = {"NVIDIA H200 SXM (datasheet)", "datasheet", 4800, 67, 132, 494.7};
+    d = {"NVIDIA H200 SXM (datasheet)", "datasheet", 4800, 67, 132, 494.7,
+         989.4};
   else if (chip == "sm_80")
     d = {"NVIDIA A100 SXM 80GB (datasheet)", "datasheet", 2039, 19.5, 108,
-         156};
+         156, 312};
   return d;
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Harness/Auto.h"
+#include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
 #include "tirx/Support/JSON.h"
 #include "tirx/Dialect/TIRx/Transforms/Tails.h"
 #include "Isolation.h"
@@ -241,12 +242,29 @@ std::vector<int64_t> tailTile(const OpFacts &op) {
   return t;
 }
 
+/// A matmul of two f16 or two bf16 operands that use_mma takes: f32 sums,
+/// or f16 sums into an f16 C.
+bool mmaSixteen(const OpFacts &op) {
+  if (op.name != "linalg.matmul")
+    return false;
+  if (op.inputType != "f16" && op.inputType != "bf16")
+    return false;
+  return op.elementType == "f32" ||
+         (op.inputType == "f16" && op.elementType == "f16");
+}
+
 /// The steps of a matmul-like op (linalg.matmul, linalg.batch_matmul).
 void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
                  std::vector<Step> &steps) {
   bool batch = op.name == "linalg.batch_matmul";
   size_t lead = batch ? 1 : 0;
-  bool mma = !batch && op.elementType == "f32";
+  // Tensor cores (use_mma, a linalg.matmul only): f32 operands as tf32
+  // (16x8x8), f16 and bf16 ones on 16x8x16 with f32 sums (or f16 sums into
+  // an f16 C), fed by ldmatrix from shared tiles whose rows are padded by 8
+  // elements, the copies pipelined (examples/recipes/matmul_*-pipeline).
+  bool sixteen = !batch && mmaSixteen(op);
+  bool mma = !batch && (sixteen || (op.elementType == "f32" &&
+                                    (op.inputType.empty() || op.inputType == "f32")));
   auto withLead = [&](std::vector<int64_t> v) {
     if (batch)
       v.insert(v.begin(), 1);
@@ -256,6 +274,9 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     Step s;
     s.why = op.name + "#" + std::to_string(op.index) + ": block tiles";
     int64_t m = op.extents[lead], n = op.extents[lead + 1];
+    if (sixteen && m > 0 && n > 0 && m % 128 == 0 && n % 128 == 0)
+      s.candidates.push_back(action(
+          "tile_to_blocks", json::Object{{"tile_sizes", ints({128, 128})}}, &op));
     for (int64_t t : {64, 32, 16})
       if (m > 0 && n > 0 && m % t == 0 && n % t == 0)
         s.candidates.push_back(action(
@@ -295,6 +316,10 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     s.why = op.name + "#" + std::to_string(op.index) + ": A and B tiles in shared memory";
     s.optional = true;
     s.key = pKey;
+    if (sixteen) // rows of 16-byte multiples, in 8 bank groups: ldmatrix
+      s.candidates.push_back(action(
+          "promote_to_shared",
+          json::Object{{"operands", json::Array{0, 1}}, {"padding", 8}}, &op));
     s.candidates.push_back(action(
         "promote_to_shared", json::Object{{"operands", json::Array{0, 1}}}, &op));
     steps.push_back(std::move(s));
@@ -632,6 +657,26 @@ std::optional<Step> rowChainStep(const PayloadFacts &facts,
 }
 } // namespace
 
+json::Object mlir::tirx::pipelineAction(const StagedLoop &loop,
+                                        int64_t stages) {
+  return json::Object{
+      {"transform", "pipeline"},
+      {"params", json::Object{{"stages", stages}}},
+      {"target", json::Object{{"op", "scf.for"}, {"index", loop.index}}}};
+}
+
+Step mlir::tirx::pipelineStep(const StagedLoop &loop,
+                               llvm::ArrayRef<int64_t> stages) {
+  Step s;
+  s.why = "scf.for#" + std::to_string(loop.index) +
+          ": copies to shared memory pipelined";
+  s.optional = true;
+  s.key = "pipeline:scf.for#" + std::to_string(loop.index);
+  for (int64_t n : stages)
+    s.candidates.push_back(pipelineAction(loop, n));
+  return s;
+}
+
 std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
                                         const std::vector<std::string> &skipped) {
   std::vector<Step> steps;
@@ -659,6 +704,15 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
     if (steps.size() > before)
       return steps; // one op at a time, in program order
   }
+  // Copies of 16-bit tiles into shared memory overlapped with the tensor
+  // cores' work (cp.async, 2 stages; the search tries more, and f32 too).
+  for (const StagedLoop &loop : facts.staged) {
+    Step s = pipelineStep(loop, {2, 3});
+    if (loop.elementBytes != 2 || has(skipped, s.key))
+      continue;
+    steps.push_back(std::move(s));
+    return steps;
+  }
   Step s;
   s.why = "kernels";
   s.candidates.push_back(action("map_to_gpu", json::Object{}, nullptr));
@@ -683,6 +737,7 @@ json::Object PayloadFacts::toJSON() const {
         {"reduction", std::move(red)},
         {"element_bytes", int64_t(op.elementBytes)},
         {"element_type", op.elementType},
+        {"input_type", op.inputType},
         {"stage", op.stage == Stage::Top     ? "top"
                   : op.stage == Stage::Block ? "block"
                                              : "thread"},
@@ -692,8 +747,14 @@ json::Object PayloadFacts::toJSON() const {
         {"tensor", op.tensor},
         {"strided_input", op.stridedInput}});
   }
-  return json::Object{
-      {"tensors", tensors}, {"launched", launched}, {"ops", std::move(list)}};
+  json::Array loops;
+  for (const StagedLoop &l : staged)
+    loops.push_back(json::Object{{"index", l.index},
+                                 {"element_bytes", int64_t(l.elementBytes)}});
+  return json::Object{{"tensors", tensors},
+                      {"launched", launched},
+                      {"ops", std::move(list)},
+                      {"staged", std::move(loops)}};
 }
 
 std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
@@ -720,6 +781,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.reduction.resize(op.extents.size(), false);
       op.elementBytes = unsigned(p->getInteger("element_bytes").value_or(4));
       op.elementType = p->getString("element_type").value_or("").str();
+      op.inputType = p->getString("input_type").value_or("").str();
       llvm::StringRef stage = p->getString("stage").value_or("top");
       op.stage = stage == "block"    ? Stage::Block
                  : stage == "thread" ? Stage::Thread
@@ -731,6 +793,12 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.stridedInput = p->getInteger("strided_input").value_or(-1);
       f.ops.push_back(std::move(op));
     }
+  if (const json::Array *list = o->getArray("staged"))
+    for (const json::Value &e : *list)
+      if (const json::Object *l = e.getAsObject())
+        f.staged.push_back(
+            {l->getInteger("index").value_or(0),
+             unsigned(l->getInteger("element_bytes").value_or(4))});
   return f;
 }
 
@@ -750,6 +818,17 @@ bool isWorkgroup(Type t) {
          llvm::StringRef(attrText(m.getMemorySpace())).contains("workgroup");
 }
 
+/// The element type of a shaped value (or its type), as text: "f32".
+std::string elementTypeText(Value v) {
+  Type t = v.getType();
+  if (auto s = dyn_cast<ShapedType>(t))
+    t = s.getElementType();
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  t.print(os);
+  return out;
+}
+
 unsigned bytesOf(Type t) {
   if (auto s = dyn_cast<ShapedType>(t))
     t = s.getElementType();
@@ -758,6 +837,35 @@ unsigned bytesOf(Type t) {
   if (isa<IndexType>(t))
     return 8;
   return 0;
+}
+
+/// Whether `loop` sits in a block's forall and copies tiles into shared
+/// memory that no pipeline made asynchronous yet.
+std::optional<StagedLoop> stagedLoop(scf::ForOp loop, int64_t index) {
+  bool inBlock = false;
+  for (Operation *p = loop->getParentOp(); p && !inBlock; p = p->getParentOp())
+    if (auto forall = dyn_cast<scf::ForallOp>(p); forall && forall.getMapping()) {
+      ArrayAttr mapping = *forall.getMapping(); // not a temporary's element
+      for (Attribute m : mapping)
+        inBlock |= llvm::StringRef(attrText(m)).starts_with("#gpu.block");
+    }
+  if (!inBlock)
+    return std::nullopt;
+  std::optional<StagedLoop> out;
+  for (Operation &op : loop.getBody()->getOperations()) {
+    auto copy = dyn_cast<linalg::CopyOp>(&op);
+    if (!copy || copy.getNumDpsInits() != 1 ||
+        !isWorkgroup(copy.getDpsInitOperand(0)->get().getType()))
+      continue;
+    if (copy->hasAttr(kAsyncCopyAttrName))
+      return std::nullopt; // pipelined already
+    unsigned bytes = bytesOf(copy.getDpsInitOperand(0)->get().getType());
+    if (!out)
+      out = StagedLoop{index, bytes};
+    else
+      out->elementBytes = std::min(out->elementBytes, bytes);
+  }
+  return out;
 }
 
 Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
@@ -778,6 +886,13 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
   module->walk([&](Operation *op) {
     if (isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op))
       facts.launched = true;
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      // Counted as a transform's target counts them (post-order).
+      int64_t index = counts["scf.for"]++;
+      if (std::optional<StagedLoop> s = stagedLoop(loop, index))
+        facts.staged.push_back(*s);
+      return;
+    }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       return;
@@ -786,8 +901,10 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
     if (op->getParentOfType<gpu::LaunchOp>())
       return;
     // The copies promote_to_shared makes are split among threads at
-    // lowering: nothing to schedule.
-    if (isa<linalg::CopyOp>(op) && linalgOp.getNumDpsInits() == 1 &&
+    // lowering, and so are the fills of a block's shared accumulators
+    // (fuse_into moves a reduction's fill with it): nothing to schedule.
+    if (isa<linalg::CopyOp, linalg::FillOp>(op) &&
+        linalgOp.getNumDpsInits() == 1 &&
         isWorkgroup(linalgOp.getDpsInitOperand(0)->get().getType()))
       return;
     OpFacts f;
@@ -804,13 +921,10 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       if (isa<ShapedType>(v.getType()))
         widest = std::max(widest, bytesOf(v.getType()));
     f.elementBytes = widest ? widest : 4;
-    if (linalgOp.getNumDpsInits() > 0) {
-      Type t = linalgOp.getDpsInitOperand(0)->get().getType();
-      if (auto s = dyn_cast<ShapedType>(t))
-        t = s.getElementType();
-      llvm::raw_string_ostream os(f.elementType);
-      t.print(os);
-    }
+    if (linalgOp.getNumDpsInits() > 0)
+      f.elementType = elementTypeText(linalgOp.getDpsInitOperand(0)->get());
+    if (linalgOp.getNumDpsInputs() > 0)
+      f.inputType = elementTypeText(linalgOp.getDpsInputOperand(0)->get());
     f.tensor = linalgOp.hasPureTensorSemantics();
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();

@@ -6,6 +6,8 @@
 
 #include "Isolation.h"
 
+#include <optional>
+
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 #include "tirx/InitAllTIRx.h"
@@ -21,6 +23,7 @@
 #include <csignal>
 #include <cstring>
 #include <new>
+#include <optional>
 
 #include <cstddef>
 #include <vector>
@@ -143,9 +146,21 @@ std::string refusalText(const Refusal &refusal) {
 }
 
 /// The child's work, its refusal as data, serialized.
+/// The context children start from: made once in the parent, every
+/// dialect loaded, before the first fork (see warmIsolation).
+MLIRContext *&warmContext() {
+  static MLIRContext *context = nullptr;
+  return context;
+}
+
 std::string childResult(
     llvm::function_ref<llvm::Expected<std::string>(MLIRContext &)> work) {
-  MLIRContext context(harnessRegistry(), MLIRContext::Threading::DISABLED);
+  // The parent's warm context, this child's copy of it (fork): nothing the
+  // child does reaches the parent's.
+  std::optional<MLIRContext> own;
+  if (!warmContext())
+    own.emplace(harnessRegistry(), MLIRContext::Threading::DISABLED);
+  MLIRContext &context = own ? *own : *warmContext();
   context.printOpOnDiagnostic(false);
   RefusalSink sink(&context);
   std::string diagnostics;
@@ -196,6 +211,15 @@ DialectRegistry &mlir::tirx::harnessRegistry() {
   return registry;
 }
 
+void mlir::tirx::warmIsolation() {
+  if (warmContext())
+    return;
+  // Never freed: children are forked from it for the process's lifetime.
+  warmContext() =
+      new MLIRContext(harnessRegistry(), MLIRContext::Threading::DISABLED);
+  warmContext()->loadAllAvailableDialects();
+}
+
 llvm::Expected<std::string> mlir::tirx::runIsolated(
     llvm::function_ref<llvm::Expected<std::string>(MLIRContext &)> work,
     const ChildLimits &limits, ChildAccess access) {
@@ -203,6 +227,7 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
     MLIRContext context(harnessRegistry(), MLIRContext::Threading::DISABLED);
     return work(context);
   }
+  warmIsolation();
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
     return refuse(RefusalCode::internal,

@@ -48,6 +48,14 @@ enum class ChildAccess {
 /// signal, `resource_limit` for a limit hit. The child leads a process
 /// group of its own: whatever it starts (ptxas) is killed with it, and the
 /// group dies with this process.
+/// Makes, once per process, the context every child starts from (a copy,
+/// by fork): the harness's registry with every dialect loaded. Making it in
+/// each child took about 23 ms, half of an apply's or a facts' child. The
+/// parent never parses or runs anything in it. runIsolated calls it; a
+/// process that forks workers which will run children (tirx tune's
+/// builders) calls it first, so they inherit it too.
+void warmIsolation();
+
 llvm::Expected<std::string>
 runIsolated(llvm::function_ref<llvm::Expected<std::string>(MLIRContext &)> work,
             const ChildLimits &limits, ChildAccess access = ChildAccess::Files);

@@ -175,6 +175,7 @@ Expected<ReportDevice> readDevice(const ReportData &data,
   d.copyGBs = sheet.bandwidthGBs;
   d.peakFp32Tflops = sheet.peakFp32Tflops;
   d.peakTf32Tflops = sheet.peakTf32Tflops;
+  d.peakF16Tflops = sheet.peakF16Tflops;
   if (!profilePath.empty()) {
     std::string text, error;
     rt::DeviceProfile p;
@@ -191,6 +192,8 @@ Expected<ReportDevice> readDevice(const ReportData &data,
       d.peakFp32Tflops = p.peakFp32Tflops;
     if (p.peakTf32Tflops > 0)
       d.peakTf32Tflops = p.peakTf32Tflops;
+    if (p.peakF16Tflops > 0)
+      d.peakF16Tflops = p.peakF16Tflops;
     return d;
   }
   return d;
@@ -566,7 +569,7 @@ void renderRoofline(const ReportData &data, llvm::raw_ostream &os) {
   const ReportDevice &d = data.device;
   double bw = d.copyGBs > 0 ? d.copyGBs : 1000;
   double peak = (d.peakFp32Tflops > 0 ? d.peakFp32Tflops : 50) * 1000;
-  double top = std::max(peak, d.peakTf32Tflops * 1000);
+  double top = std::max({peak, d.peakTf32Tflops * 1000, d.peakF16Tflops * 1000});
   double ridge = peak / bw;
   double minI = ridge / 100, maxI = ridge * 10, minG = bw * minI, maxG = top;
   std::vector<RooflinePoint> points;
@@ -604,6 +607,11 @@ void renderRoofline(const ReportData &data, llvm::raw_ostream &os) {
     roof(d.peakTf32Tflops * 1000, "roof tf32", "#7b5cc4", "6 4");
     svgText(os, width - 20, y.at(d.peakTf32Tflops * 1000) - 6, "end",
             "TF32 tensor cores " + fmt(d.peakTf32Tflops, 4) + " TFLOP/s");
+  }
+  if (d.peakF16Tflops * 1000 > peak) {
+    roof(d.peakF16Tflops * 1000, "roof f16", "#c45c9b", "2 3");
+    svgText(os, width - 20, y.at(d.peakF16Tflops * 1000) - 6, "end",
+            "F16/BF16 tensor cores " + fmt(d.peakF16Tflops, 4) + " TFLOP/s");
   }
   svgText(os, width - 20, y.at(peak) - 6, "end",
           "FP32 " + fmt(peak / 1000, 4) + " TFLOP/s");

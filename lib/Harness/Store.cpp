@@ -110,7 +110,7 @@ Read readRegular(const std::string &path, std::string &text,
 /// symlink is not followed), fsync, rename (which replaces a symlink at
 /// `path` itself, never its target).
 bool writeAtomically(const std::string &path, const std::string &text,
-                     std::string &error) {
+                     std::string &error, bool durable = true) {
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
                     std::to_string(counter++);
@@ -135,7 +135,7 @@ bool writeAtomically(const std::string &path, const std::string &text,
     }
     done += size_t(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if ((durable && ::fsync(fd) != 0) || ::close(fd) != 0) {
     error = tmp + ": fsync failed: " + std::strerror(errno);
     ::unlink(tmp.c_str());
     return false;
@@ -838,7 +838,7 @@ bool Workspace::writeObject(const std::string &text, std::string &digest,
     std::string existing;
     return readObject(digest, existing, error); // write-once: verify only
   }
-  return writeAtomically(file, text, error);
+  return writeAtomically(file, text, error, durable);
 }
 
 bool Workspace::appendChained(const std::string &file, json::Object object,
@@ -863,14 +863,14 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
     return false;
   // One write() of the whole line: with O_APPEND it lands at the end intact.
   ssize_t n = ::write(fd, bytes.data(), bytes.size());
-  bool ok = n == ssize_t(bytes.size()) && ::fsync(fd) == 0;
+  bool ok = n == ssize_t(bytes.size()) && (!durable || ::fsync(fd) == 0);
   if (!ok) {
     error = p + ": append failed: " + std::strerror(errno);
   } else {
     h.lines += 1;
     h.bytes += int64_t(bytes.size());
     h.head = digestOf(line);
-    ok = writeAtomically(path("chain.json"), headsText(heads), error);
+    ok = writeAtomically(path("chain.json"), headsText(heads), error, durable);
   }
   if (!ok) {
     // Undo a partial line, or one whose head was not recorded: the file
@@ -944,7 +944,7 @@ bool Workspace::setHead(const std::string &id, std::string &error) const {
     error = "\"" + id + "\" is not a version id (ids look like v3)";
     return false;
   }
-  return writeAtomically(path("HEAD"), id + "\n", error);
+  return writeAtomically(path("HEAD"), id + "\n", error, durable);
 }
 
 const VersionEntry *Workspace::find(const std::vector<VersionEntry> &entries,
@@ -1102,3 +1102,15 @@ void Workspace::Lock::release() {
 }
 
 Workspace::Lock::~Lock() { release(); }
+
+bool Workspace::sync(std::string &error) const {
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || ::syncfs(fd) != 0) {
+    error = root + ": syncfs failed: " + std::strerror(errno);
+    if (fd >= 0)
+      ::close(fd);
+    return false;
+  }
+  ::close(fd);
+  return true;
+}

@@ -49,9 +49,21 @@ double computeCeilingTflops(const Manifest &m, const DeviceProfile &d) {
               s.type == ElementType::i8;
   if (narrow) // 16- and 8-bit tensor-core rates: at most 4x the tf32 one
     return d.peakTf32Tflops > 0 ? 4 * d.peakTf32Tflops + d.peakFp32Tflops : 0;
+  if (m.math == "f16" || m.math == "bf16")
+    return d.peakF16Tflops > 0 ? d.peakF16Tflops + d.peakFp32Tflops : 0;
   if (m.math == "tf32")
     return d.peakTf32Tflops > 0 ? d.peakTf32Tflops + d.peakFp32Tflops : 0;
   return d.peakFp32Tflops;
+}
+
+/// The dense tensor-core rate of the bundle's math mode; 0 when its
+/// products are not on tensor cores or the rate is unknown.
+double tensorCorePeakTflops(const Manifest &m, const DeviceProfile &d) {
+  if (m.math == "tf32")
+    return d.peakTf32Tflops;
+  if (m.math == "f16" || m.math == "bf16")
+    return d.peakF16Tflops;
+  return 0;
 }
 
 std::string formatFixed(double v, int digits) {
@@ -97,7 +109,7 @@ void judgePlausibility(Feedback &f, const Manifest &m,
           formatFixed(f.duration->median, 3) + " us: " +
           formatFixed(tflops, 1) + " TFLOP/s, " +
           formatFixed(tflops / ceiling, 2) + "x the device's peak for " +
-          (m.math == "tf32" ? "tf32" : "these types") + " (" +
+          (m.math != "ieee" ? m.math : "these types") + " (" +
           formatFixed(ceiling, 1) + " TFLOP/s); it skips work, or its "
           "manifest counts flops it does not do";
     }
@@ -115,10 +127,10 @@ void classify(Feedback &f, const Manifest &m, const DeviceProfile &device) {
     return;
   }
   double bandwidth = device.copyBandwidthGBs * 1e9;
-  // A tf32 bundle's products run on tensor cores, at their rate.
-  bool tensorCores = m.math == "tf32" && device.peakTf32Tflops > 0;
-  double peakFlops =
-      (tensorCores ? device.peakTf32Tflops : device.peakFp32Tflops) * 1e12;
+  // A tf32, f16 or bf16 bundle's products run on tensor cores, at their
+  // rate (H200: tf32 495, f16 and bf16 989 TFLOP/s; f32 SIMT 67).
+  double tensorPeak = tensorCorePeakTflops(m, device);
+  double peakFlops = (tensorPeak > 0 ? tensorPeak : device.peakFp32Tflops) * 1e12;
   double memoryFloor = bandwidth > 0 ? double(f.bytesMoved) / bandwidth : 0;
   double computeFloor = peakFlops > 0 ? double(f.flops) / peakFlops : 0;
 
@@ -167,7 +179,7 @@ void classify(Feedback &f, const Manifest &m, const DeviceProfile &device) {
     blame(f, "compute_bound", kernelPath(m, m.kernels.front()), "",
           std::string("arithmetic intensity above the ridge point: the floor "
                       "is the ") +
-              (tensorCores ? "tf32 tensor-core rate" : "FP32 rate"));
+              (tensorPeak > 0 ? m.math + " tensor-core rate" : "FP32 rate"));
     return;
   }
 
@@ -455,7 +467,8 @@ std::string serializeDeviceProfile(const DeviceProfile &p) {
             {"clock_ghz", p.clockGHz},
             {"copy_bandwidth_gbs", p.copyBandwidthGBs},
             {"peak_fp32_tflops", p.peakFp32Tflops},
-            {"peak_tf32_tflops", p.peakTf32Tflops}};
+            {"peak_tf32_tflops", p.peakTf32Tflops},
+            {"peak_f16_tflops", p.peakF16Tflops}};
   return j.dump(2) + "\n";
 }
 
@@ -479,6 +492,8 @@ bool parseDeviceProfile(const std::string &text, DeviceProfile &p,
     p.copyBandwidthGBs = j.at("copy_bandwidth_gbs").get<double>();
     p.peakFp32Tflops = j.at("peak_fp32_tflops").get<double>();
     p.peakTf32Tflops = j.value("peak_tf32_tflops", 0.0); // older caches lack it
+    // f16/bf16: twice tf32 on the chips that have both (older caches).
+    p.peakF16Tflops = j.value("peak_f16_tflops", 2 * p.peakTf32Tflops);
     if (!(p.copyBandwidthGBs > 0) || p.smCount <= 0) {
       error = "device profile: copy_bandwidth_gbs and sm_count must be "
               "positive";

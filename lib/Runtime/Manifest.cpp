@@ -368,8 +368,10 @@ Manifest parse(const json &root) {
                                 0, int64_t(1) << 40);
   if (root.contains("math")) {
     m.math = string(root["math"], "math");
-    if (m.math != "ieee" && m.math != "tf32")
-      fail("math", "expected \"ieee\" or \"tf32\", got \"" + m.math + "\"");
+    if (m.math != "ieee" && m.math != "tf32" && m.math != "f16" &&
+        m.math != "bf16")
+      fail("math", "expected \"ieee\", \"tf32\", \"f16\" or \"bf16\", got \"" +
+                       m.math + "\"");
   }
 
   std::vector<std::string> sizeNames;

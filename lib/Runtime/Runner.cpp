@@ -246,6 +246,9 @@ std::string loadOrMeasureProfile(int device, const std::string &cacheDir,
     double tf32PerSmPerClock =
         p.ccMajor == 9 ? 2048 : (p.ccMajor == 8 && p.ccMinor == 0) ? 1024 : 0;
     p.peakTf32Tflops = p.smCount * tf32PerSmPerClock * p.clockGHz / 1e3;
+    // Dense f16/bf16 (f32 sums): twice the tf32 rate on sm_80 and sm_90
+    // (A100 312, H100/H200 989 TFLOP/s).
+    p.peakF16Tflops = 2 * p.peakTf32Tflops;
 
     // Device-to-device copy of 512 MiB: bytes read plus bytes written.
     const size_t bytes = size_t(512) << 20;

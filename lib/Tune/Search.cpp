@@ -72,7 +72,7 @@ Proposal &Proposal::operator=(const Proposal &other) {
 Built::Built(const Built &other)
     : path(other.path), schedule(json::Array(other.schedule)),
       version(other.version), digest(other.digest), mapped(other.mapped),
-      error(other.error), refusals(other.refusals) {}
+      error(other.error), refusals(other.refusals), phasesMs(other.phasesMs) {}
 
 Built &Built::operator=(const Built &other) {
   if (this != &other) {
@@ -97,12 +97,17 @@ json::Object Built::toJSON() const {
   json::Object refused;
   for (const auto &[code, n] : refusals)
     refused[code] = int64_t(n);
+  json::Object phases;
+  for (const auto &[phase, ms] : phasesMs)
+    phases[phase] = ms;
   json::Object o{{"decisions", std::move(decisions)},
                  {"schedule", json::Array(schedule)},
                  {"version", version},
                  {"digest", digest},
                  {"mapped", mapped},
                  {"refusals", std::move(refused)}};
+  if (!phasesMs.empty())
+    o["phases_ms"] = std::move(phases);
   if (!error.empty())
     o["error"] = error;
   return o;
@@ -136,6 +141,9 @@ std::optional<Built> Built::fromJSON(const json::Value &v) {
   if (const json::Object *r = o->getObject("refusals"))
     for (const auto &[code, n] : *r)
       b.refusals[code.str()] = unsigned(n.getAsInteger().value_or(0));
+  if (const json::Object *p = o->getObject("phases_ms"))
+    for (const auto &[phase, ms] : *p)
+      b.phasesMs[phase.str()] = ms.getAsNumber().value_or(0);
   return b;
 }
 
@@ -470,6 +478,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   std::map<std::string, size_t> byDigest;   // digest -> candidate
   std::map<std::string, unsigned> refusals; // code -> count
   std::set<std::string> failedBuilds;       // distinct errors
+  std::map<std::string, double> phases;     // build time by phase, ms
   unsigned proposals = 0, duplicates = 0, idle = 0, built = 0;
   bool exhausted = false;
   std::vector<Proposal> queue;
@@ -596,6 +605,8 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
       return llvm::Error::success();
     std::vector<Built> made = builder.finish();
     for (size_t j = 0; j < made.size() && j < f.slots.size(); ++j) {
+      for (const auto &[phase, ms] : made[j].phasesMs)
+        phases[phase] += ms;
       f.results[f.slots[j]] = made[j];
       state.built[proposalKey(f.toBuild[j])] = made[j];
       built += 1;
@@ -816,6 +827,12 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     refusalCounts[code] = int64_t(n);
   report["refusals"] = std::move(refusalCounts);
   report["knowledge_proposals"] = int64_t(remedies);
+  // Where the builds' time went (each build process's phases, summed over
+  // this run's builds: with --jobs N, N at a time).
+  json::Object phaseTotals;
+  for (const auto &[phase, ms] : phases)
+    phaseTotals[phase] = ms;
+  report["build_phases_ms"] = std::move(phaseTotals);
   if (db)
     report["database"] = json::Object{{"path", db->path()},
                                       {"seeds", int64_t(seeds)},
@@ -923,6 +940,8 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     if (llvm::Error e = remember(*c, *c->full, fresh))
       return std::move(e);
   }
+  // The automatic schedule as timed in full in this same run (the greedy
+  // baseline a table compares with).
   if (baseline)
     report["baseline"] = candidateJSON(*baseline);
   std::vector<Candidate *> ranked;

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -266,6 +267,11 @@ void widen(const PayloadFacts &facts, const Step &step,
            std::vector<json::Object> &out) {
   for (const json::Object &first : step.candidates) {
     llvm::StringRef transform = first.getString("transform").value_or("");
+    if (transform == "pipeline") { // a loop, not a linalg op
+      for (int64_t stages : {2, 3, 4})
+        out.push_back(withParam(first, "stages", stages));
+      continue;
+    }
     const OpFacts *op = targetOf(facts, first);
     if (!op)
       continue;
@@ -294,6 +300,7 @@ void widen(const PayloadFacts &facts, const Step &step,
         }
     } else if (transform == "promote_to_shared") {
       out.push_back(withParam(first, "padding", 4));
+      out.push_back(withParam(first, "padding", 8));
       out.push_back(withParam(first, "operands", json::Array{0}));
       out.push_back(withParam(first, "operands", json::Array{1}));
     } else if (transform == "use_mma") {
@@ -309,12 +316,141 @@ void widen(const PayloadFacts &facts, const Step &step,
 }
 } // namespace
 
+namespace {
+bool skippedKey(const std::vector<std::string> &skipped, const std::string &k) {
+  return std::find(skipped.begin(), skipped.end(), k) != skipped.end();
+}
+
+std::string opName(const OpFacts &op) {
+  return op.name + "#" + std::to_string(op.index);
+}
+
+bool isFill(const OpFacts &op) { return op.name == "linalg.fill"; }
+
+/// Decisions `tirx auto` does not make about fusion (`fuse_into`), "skip"
+/// first where auto would go on without them:
+/// - in a payload of several ops none of which is scheduled yet, start from
+///   the last one (a consumer) in blocks, auto's tiles or a row per block,
+///   rather than from the first;
+/// - once an op is in blocks, fuse into its loop the nearest producer not
+///   scheduled yet (fuse first, then skip: reached only by the above).
+std::optional<Choice> fusionChoice(const PayloadFacts &facts,
+                                   const std::vector<std::string> &skipped) {
+  if (facts.tensors || facts.launched)
+    return std::nullopt;
+  const OpFacts *consumer = nullptr, *producer = nullptr;
+  unsigned top = 0;
+  for (const OpFacts &op : facts.ops) {
+    if (isFill(op))
+      continue;
+    if (op.stage == Stage::Top) {
+      ++top;
+      if (!consumer)
+        producer = &op;
+    } else if (!consumer && op.stage == Stage::Block && producer) {
+      consumer = &op;
+    }
+  }
+  if (consumer && producer) {
+    std::string key = "fuse_into:" + opName(*producer);
+    if (skippedKey(skipped, key) || producer->name != "linalg.generic")
+      return std::nullopt;
+    Choice c;
+    c.why = opName(*producer) + ": fused into the loop of " + opName(*consumer);
+    c.optional = true;
+    c.key = key;
+    c.alternatives.push_back(json::Object{
+        {"transform", "fuse_into"},
+        {"params", json::Object{}},
+        {"target", json::Object{{"op", producer->name}, {"index", producer->index}}}});
+    c.alternatives.push_back(json::Object{}); // skip
+    return c;
+  }
+  // Nothing scheduled yet, two ops or more: the last one first?
+  if (top < 2 || top != facts.ops.size() - std::count_if(facts.ops.begin(),
+                                                           facts.ops.end(),
+                                                           isFill))
+    return std::nullopt;
+  const OpFacts *last = nullptr;
+  for (const OpFacts &op : facts.ops)
+    if (!isFill(op))
+      last = &op;
+  std::string key = "consumer_first:" + opName(*last);
+  if (skippedKey(skipped, key) || last->name != "linalg.generic" ||
+      last->extents.empty())
+    return std::nullopt;
+  bool reduces = std::find(last->reduction.begin(), last->reduction.end(),
+                           true) != last->reduction.end();
+  if (reduces)
+    return std::nullopt; // a reduction's producers fuse only into a row loop
+  Choice c;
+  c.why = opName(*last) + ": the last op in blocks first, its producers fused";
+  c.optional = true;
+  c.key = key;
+  c.alternatives.push_back(json::Object{}); // skip: program order (auto)
+  json::Object target{{"op", last->name}, {"index", last->index}};
+  auto tile = [&](std::vector<int64_t> sizes) {
+    json::Object a{{"transform", "tile_to_blocks"},
+                   {"params", json::Object{{"tile_sizes", ints(sizes)}}},
+                   {"target", json::Object(target)}};
+    if (schemaDeclares(a))
+      c.alternatives.push_back(std::move(a));
+  };
+  // Auto's own tiles for it.
+  PayloadFacts alone;
+  alone.ops.push_back(*last);
+  std::vector<Step> steps = nextSteps(alone, {});
+  if (!steps.empty())
+    for (const json::Object &a : steps.front().candidates)
+      if (a.getString("transform") == "tile_to_blocks") {
+        json::Object copy = a;
+        copy["target"] = json::Object(target);
+        if (schemaDeclares(copy))
+          c.alternatives.push_back(std::move(copy));
+      }
+  // Rows per block: what a row-wise producer (a norm's statistics) needs.
+  if (last->extents.size() >= 2)
+    for (int64_t rows : {1, 2, 4})
+      if (last->extents[0] % rows == 0)
+        tile({rows});
+  if (c.alternatives.size() < 2)
+    return std::nullopt;
+  return c;
+}
+
+/// Pipelining the staged copies of a loop that `tirx auto` leaves alone
+/// (f32 tiles): "skip" first.
+std::optional<Choice> pipelineChoice(const PayloadFacts &facts,
+                                     const std::vector<std::string> &skipped) {
+  for (const StagedLoop &loop : facts.staged) {
+    Step s = pipelineStep(loop, {2, 3, 4});
+    if (skippedKey(skipped, s.key))
+      continue;
+    Choice c;
+    c.why = s.why;
+    c.optional = true;
+    c.key = s.key;
+    c.alternatives.push_back(json::Object{}); // skip
+    for (json::Object &a : s.candidates)
+      c.alternatives.push_back(std::move(a));
+    return c;
+  }
+  return std::nullopt;
+}
+} // namespace
+
 std::optional<Choice> mlir::tirx::nextChoice(
     const PayloadFacts &facts, const std::vector<std::string> &skipped) {
+  if (std::optional<Choice> c = fusionChoice(facts, skipped))
+    return c;
   std::vector<Step> steps = nextSteps(facts, skipped);
   if (steps.empty())
     return std::nullopt;
   const Step &step = steps.front();
+  if (!step.candidates.empty() &&
+      step.candidates.front().getString("transform") == "map_to_gpu")
+    if (std::optional<Choice> c = pipelineChoice(facts, skipped))
+      return c;
   // A decision `tirx auto` does not make: a block whose accesses are not
   // contiguous (a transpose) stages its input in shared memory first
   // (padding against bank conflicts). "Skip" first: genome 0 stays auto.
@@ -418,34 +554,55 @@ int mlir::tirx::nearestAlternative(const std::vector<json::Object> &alternatives
 Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
                                 json::Object &learnt) {
   Built b;
+  auto timed = [&](const char *phase, auto &&f) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = f();
+    b.phasesMs[phase] += std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count();
+    return r;
+  };
   json::Object newFacts, newRefused;
   auto finish = [&]() {
     learnt["facts"] = std::move(newFacts);
     learnt["refused"] = std::move(newRefused);
     return std::move(b);
   };
-  std::string at = seed;
+  // The seed is shown (and audited) once; each step's version and digest
+  // come with its apply's result, and its text is read (verified against
+  // its digest) only when its facts are not known yet.
+  auto digestIn = [](const Result &r) {
+    const json::Object *v = r.data.getObject("version");
+    return v ? v->getString("digest").value_or("").str() : std::string();
+  };
+  llvm::Expected<Result> shown =
+      timed("show", [&] { return session.show(seed); });
+  if (!shown) {
+    b.error = "show: " + llvm::toString(shown.takeError());
+    return finish();
+  }
+  std::string at = shown->version, digest = digestIn(*shown);
+  std::optional<std::string> text = shown->text;
   std::vector<std::string> skipped;
   size_t hint = 0;
   for (unsigned step = 0; step < options.maxSteps; ++step) {
-    llvm::Expected<Result> shown = session.show(at);
-    if (!shown) {
-      b.error = "show: " + llvm::toString(shown.takeError());
-      return finish();
-    }
-    at = shown->version;
-    std::string digest = shown->data.getObject("version")
-                             ? shown->data.getObject("version")
-                                   ->getString("digest")
-                                   .value_or("")
-                                   .str()
-                             : "";
     b.version = at;
     b.digest = digest;
     auto known = facts.find(digest);
     if (known == facts.end()) {
-      llvm::Expected<PayloadFacts> f =
-          inspectPayload(shown->text, at, session.limits());
+      if (!text) {
+        std::string read, error;
+        if (!timed("show", [&] {
+              return session.workspace().readObject(digest, read, error);
+            })) {
+          b.error = "show: " + error;
+          return finish();
+        }
+        text = std::move(read);
+      }
+      llvm::Expected<PayloadFacts> f = timed("facts", [&] {
+        return inspectPayload(*text, at, session.limits());
+      });
       if (!f) {
         Refusal r = toRefusal(f.takeError());
         b.error = std::string(codeName(r.code)) + ": " + r.message;
@@ -496,12 +653,15 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         lastRefusal = before->second + " (refused before)";
         continue;
       }
-      llvm::Expected<Result> made =
-          session.applyAction(at, json::Value(json::Object(alt)));
+      llvm::Expected<Result> made = timed("apply", [&] {
+        return session.applyAction(at, json::Value(json::Object(alt)));
+      });
       if (made) {
         b.schedule.push_back(json::Object(alt));
         b.path.push_back({n, i, kind});
         at = made->version;
+        digest = digestIn(*made);
+        text.reset();
         taken = true;
         break;
       }
@@ -529,7 +689,8 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
     b.error = "too_many_steps: not mapped after " +
               std::to_string(options.maxSteps) + " steps";
   if (b.mapped && options.lower) {
-    llvm::Expected<Result> lowered = session.compile(b.version);
+    llvm::Expected<Result> lowered =
+        timed("compile", [&] { return session.compile(b.version); });
     if (!lowered) {
       Refusal r = toRefusal(lowered.takeError());
       b.mapped = false;
@@ -576,11 +737,29 @@ void WorkspaceBuilder::spawn() {
       setpgid(0, 0);
       watch = parent;
       json::Object reply;
+      auto started = std::chrono::steady_clock::now();
       llvm::Expected<Session> s = Session::open(dir, who);
       if (s) {
         s->limits() = limits;
+        // Atomic writes without an fsync each (Workspace::setDurable): the
+        // fsyncs under the workspace lock serialized the build processes;
+        // one syncfs when the build is done makes it durable before the
+        // tune records it.
+        s->setDurable(false);
         json::Object learnt;
         Built b = realize(*s, batch.proposals[index], learnt);
+        std::string synced;
+        auto t0 = std::chrono::steady_clock::now();
+        if (!s->workspace().sync(synced) && b.error.empty()) {
+          b.mapped = false;
+          b.error = "io_error: " + synced;
+        }
+        b.phasesMs["sync"] = std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - t0)
+                                 .count();
+        b.phasesMs["process"] = std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - started)
+                                    .count();
         reply["built"] = b.toJSON();
         reply["learnt"] = std::move(learnt);
       } else {

@@ -236,6 +236,24 @@ class AgentTest(unittest.TestCase):
 
     def test_greedy_transposes_through_shared_memory(self):
         self._greedy_matches_suite_recipe("transpose", 6)
+    def test_greedy_puts_a_16_bit_matmul_on_tensor_cores_as_auto_does(self):
+        # f16 x f16 -> f32: the same actions as `tirx auto` (128x128 blocks,
+        # K steps of 32, padded shared tiles, 2x2 warps of mma.sync, 2
+        # pipeline stages), the same final IR.
+        payload = os.path.join(ROOT, "test", "Tune", "Inputs", "matmul_f16_256.mlir")
+        with TIRxContext(workspace_dir=os.path.join(tempfile.mkdtemp(), "ws")) as ctx:
+            v1 = ctx.commit_ir(payload)
+            result = HarnessAgent(GreedyPolicy(), ctx).run(v1, steps=8)
+            plans = [h["plan"] for h in result["history"] if h["ok"]]
+            self.assertEqual([p["transform"] for p in plans],
+                             ["tile_to_blocks", "tile_reduction", "promote_to_shared",
+                              "use_mma", "pipeline", "map_to_gpu"])
+            auto = ctx.auto(v1)
+            self.assertTrue(auto["ok"], auto)
+            self.assertEqual([s["action"]["params"] for s in auto["steps"] if s["ok"]],
+                             [p["params"] for p in plans])
+            self.assertEqual(ctx.read_ir(auto["final_version"]),
+                             ctx.read_ir(result["final_version"]))
 
     def test_rules_match_the_library(self):
         # The same choices as test/Unit/AutoTest.cpp.

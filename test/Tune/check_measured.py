@@ -1,5 +1,5 @@
 """Checks a measured `tirx tune --json` run (test/Tune/measure.test):
-  check_measured.py RUN.jsonl DB.jsonl [--reach FIRST.jsonl]"""
+  check_measured.py RUN.jsonl DB.jsonl [--reach FIRST.jsonl | --family FIRST.jsonl]"""
 import json
 import sys
 
@@ -7,7 +7,20 @@ events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 result = events[-1]
 assert result["ok"], result
 db = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
-if "--reach" not in sys.argv:
+if "--family" in sys.argv:
+    # Another size of the same op: the database's seeds are the first
+    # tune's best schedules (its family), candidate 2 follows one.
+    first = [json.loads(l) for l in open(sys.argv[sys.argv.index("--family") + 1]) if l.strip()][-1]
+    assert result["workload"] != first["workload"] and result["family"] == first["family"], \
+        (result["workload"], first["workload"])
+    print("database seeds: %d" % result["database"]["seeds"])
+    cands = [e for e in events if e["event"] == "candidate"]
+    second = cands[1]
+    assert second["origin"] == "db", second
+    names = [a["transform"] for a in second["schedule"]]
+    assert names == [a["transform"] for a in first["best"]["schedule"]], (names, first["best"])
+    print("candidate 2 (db) follows the first tune's best: " + " ".join(names))
+elif "--reach" not in sys.argv:
     cands = [e for e in events if e["event"] == "candidate"]
     for c in cands:
         s = c["screening"]
@@ -26,6 +39,9 @@ if "--reach" not in sys.argv:
     assert all(e["schema"] == 1 and e["correctness"] == "pass" for e in db), db
     assert len(db) == len(cands) + nfull, (len(db), len(cands), nfull)
     print("database: %d records, %s" % (len(db), "one fingerprint" if len(keys) == 1 else "%d fingerprints" % len(keys)))
+    base = result["baseline"]
+    assert base["origin"] == "auto" and base["full"]["median_us"] > 0, base
+    print("the automatic schedule timed in full: %s" % base["full"]["correctness"])
 else:
     first = [json.loads(l) for l in open(sys.argv[sys.argv.index("--reach") + 1]) if l.strip()][-1]
     print("database seeds: %d" % result["database"]["seeds"])

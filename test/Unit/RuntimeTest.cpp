@@ -151,7 +151,7 @@ TEST(ManifestTest, MalformedCasesNameTheField) {
             std::string::npos);
   EXPECT_NE(parseError(withField(R"("chip": "sm_90")",
                                  R"("chip": "sm_90", "math": "fp8")"))
-                .find("math: expected \"ieee\" or \"tf32\", got \"fp8\""),
+                .find("math: expected \"ieee\", \"tf32\", \"f16\" or \"bf16\", got \"fp8\""),
             std::string::npos);
 }
 
@@ -201,6 +201,15 @@ TEST(ManifestTest, MathDefaultsToIeeeAndRoundTrips) {
   Manifest again;
   ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
   EXPECT_EQ(again.math, "tf32");
+  for (const char *math : {"f16", "bf16"}) {
+    ASSERT_TRUE(parseManifest(withField(R"("chip": "sm_90")",
+                                        std::string(R"("chip": "sm_90", "math": ")") +
+                                            math + "\""),
+                              m, error))
+        << error;
+    ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+    EXPECT_EQ(again.math, math);
+  }
 }
 
 TEST(ManifestTest, ParsesPtxasReport) {
@@ -664,6 +673,73 @@ TEST(ToleranceTest, F32SlackGrowsWithTheReductionLength) {
   EXPECT_FALSE(compareBuffers("s", ElementType::f32,
                               encode(ElementType::f32, got),
                               encode(ElementType::f32, want), t)
+                   .pass);
+}
+
+// 16-bit products on tensor cores (math f16 / bf16, Manifest.h): an f32 C
+// keeps f32's rule with room for the tensor cores' truncating 16-term steps
+// (K / 16 of 2^-23 of the RMS); an f16 C, summed in f16 by the candidate and
+// by the reference alike, gets the slack of two f16 sums of K terms.
+TEST(ToleranceTest, SixteenBitTensorCoreMathFollowsTheSums) {
+  auto expect = [](Tolerance t, double rtol, double atol, double rms) {
+    EXPECT_EQ(t.rtol, rtol);
+    EXPECT_EQ(t.atol, atol);
+    EXPECT_DOUBLE_EQ(t.rmsRel, rms);
+  };
+  expect(toleranceFor(ElementType::f32, "f16", 4096), 1e-4, 1e-5,
+         256 * std::ldexp(1.0, -23));
+  expect(toleranceFor(ElementType::f32, "bf16", 64), 1e-4, 1e-5, 1e-5);
+  expect(toleranceFor(ElementType::f16, "f16", 4096), std::ldexp(1.0, -11) * 64,
+         1e-3, 2 * std::ldexp(1.0, -11) * 64);
+  expect(toleranceFor(ElementType::f16, "f16", 0), 1e-2, 1e-3, 0);
+  expect(toleranceFor(ElementType::bf16, "bf16", 4096), 2e-2, 1e-2, 0);
+
+  // An f16 C of K = 4096: the reference sums each output sequentially in
+  // f16 (rounding every step), the tensor cores 16 exact products at a
+  // time into an f16 accumulator. Both are right; they differ by more than
+  // f16's plain tolerance, not by more than the f16-math one; a kernel
+  // that drops the last 16-term step fails either.
+  const int k = 4096, outputs = 256;
+  auto round16 = [](double x) { return double(halfToFloat(floatToHalf(float(x)))); };
+  std::vector<double> a = values(size_t(outputs) * k, 1.0, 3),
+                      b = values(size_t(outputs) * k, 1.0, 5);
+  std::vector<double> want(outputs), got(outputs), dropped(outputs);
+  for (int o = 0; o < outputs; ++o) {
+    double ref = 0, mma = 0;
+    for (int j = 0; j < k; ++j) {
+      double pa = round16(a[size_t(o) * k + j]), pb = round16(b[size_t(o) * k + j]);
+      ref = round16(ref + pa * pb);
+    }
+    for (int j0 = 0; j0 < k; j0 += 16) {
+      double step = 0;
+      for (int j = j0; j < j0 + 16; ++j)
+        step += round16(a[size_t(o) * k + j]) * round16(b[size_t(o) * k + j]);
+      mma = round16(mma + step);
+      if (j0 + 16 == k)
+        dropped[o] = mma - step;
+    }
+    want[o] = ref;
+    got[o] = mma;
+  }
+  auto w = encode(ElementType::f16, want);
+  Tolerance math = toleranceFor(ElementType::f16, "f16", k);
+  Comparison c = compareBuffers("C", ElementType::f16, encode(ElementType::f16, got), w, math);
+  EXPECT_TRUE(c.pass) << c.detail;
+  EXPECT_FALSE(compareBuffers("C", ElementType::f16, encode(ElementType::f16, got), w,
+                              toleranceFor(ElementType::f16))
+                   .pass)
+      << "the plain f16 tolerance must be too tight here, or this pins nothing";
+  EXPECT_FALSE(compareBuffers("C", ElementType::f16,
+                              encode(ElementType::f16, dropped), w, math)
+                   .pass);
+  // An f32 C: a uniform 0.4% scaling still fails.
+  auto v = values(4096, 1.0);
+  std::vector<double> scaled(v);
+  for (double &x : scaled)
+    x *= 1.004;
+  EXPECT_FALSE(compareBuffers("C", ElementType::f32, encode(ElementType::f32, scaled),
+                              encode(ElementType::f32, v),
+                              toleranceFor(ElementType::f32, "bf16", 4096))
                    .pass);
 }
 

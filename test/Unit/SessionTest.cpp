@@ -192,11 +192,23 @@ TEST(Session, RepeatedRequestsReturnTheEarlierOutcome) {
 
 TEST(Session, AResourceLimitIsNotRemembered) {
   ScratchDir dir;
-  Session s = makeSession(dir);
+  // saxpy and a function of 40000 constants: parsing it needs tens of MiB
+  // more than the child starts with (its context is a copy of the
+  // parent's, every dialect loaded already: warmIsolation).
+  std::string big = kSaxpy;
+  big += "func.func @big() {\n";
+  for (int i = 0; i < 40000; ++i)
+    big += "  %c" + std::to_string(i) + " = arith.constant " +
+           std::to_string(i) + " : i64\n";
+  big += "  return\n}\n";
+  llvm::Expected<Initialized> made =
+      Session::init(dir.workspace(), big, "big", {}, {"test", ""});
+  ASSERT_TRUE(bool(made)) << toRefusal(made.takeError()).message;
+  Session s = std::move(made->session);
   json::Value tile =
       action(R"({"transform": "tile_to_blocks", "params": {"tile_sizes": [256]}})");
-  // 64 MiB of address space: the child cannot even map its libraries'
-  // worth of MLIR work.
+  // 64 MiB of address space, less than the child has mapped already: it
+  // cannot grow, and the payload does not parse within it.
   s.limits().addressSpaceBytes = uint64_t(64) << 20;
   llvm::Expected<Result> limited = s.applyAction("v1", tile);
   ASSERT_FALSE(bool(limited));

@@ -121,6 +121,51 @@ TEST(WorkspaceTest, ReaderWaitsForAHalfWrittenLine) {
   EXPECT_EQ(entries[0].id, "v1");
 }
 
+// Without an fsync each (a tune's build processes), writes are as atomic
+// and chained as ever: a writer killed between appends leaves a sound
+// workspace, the chain head follows every line, and sync() flushes.
+TEST(WorkspaceTest, WritesWithoutAnFsyncEachStayAtomicAndChained) {
+  ScratchDir scratch;
+  std::string error;
+  auto ws = Workspace::create(scratch.workspace(), "sm_90", "", error);
+  ASSERT_TRUE(ws) << error;
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto mine = Workspace::open(scratch.workspace(), error);
+    if (!mine)
+      _exit(2);
+    mine->setDurable(false);
+    for (int i = 1;; ++i) { // until killed
+      std::string digest;
+      if (!mine->writeObject("payload " + std::to_string(i) + "\n", digest, error))
+        _exit(3);
+      VersionEntry e;
+      e.id = "v" + std::to_string(i);
+      e.digest = digest;
+      e.kind = "init";
+      if (!mine->appendVersion(e, error) || !mine->setHead(e.id, error))
+        _exit(4);
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped: " << status;
+  std::vector<VersionEntry> entries;
+  ASSERT_TRUE(ws->readIndex(entries, error)) << error;
+  EXPECT_GT(entries.size(), 2u);
+  std::vector<Damage> damages = ws->check();
+  for (const Damage &d : damages)
+    ADD_FAILURE() << d.message();
+  for (const VersionEntry &e : entries) {
+    std::string text;
+    EXPECT_TRUE(ws->readObject(e.digest, text, error)) << error;
+  }
+  EXPECT_TRUE(ws->sync(error)) << error;
+}
+
 TEST(WorkspaceTest, SecondLockInOneProcessIsRefused) {
   ScratchDir scratch;
   std::string error;

@@ -13,7 +13,7 @@
 #include "tirx/Harness/Report.h"
 #include "tirx/Harness/Mcp.h"
 #include "tirx/Harness/Session.h"
-#include "tirx/Tune/Tune.h"
+#include "tirx/Tune/Kernels.h"
 #include "tirx/Version.h"
 #include "tirx/Runtime/Files.h"
 #include "tirx/Support/JSON.h"
@@ -64,7 +64,7 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   replay [--mlir FILE]           re-apply every step and check its digest
   fsck                           check every object, the index and the log
   profile PAYLOAD.mlir [--compile-only] [--samples N] [--timeout S] [--seed N]
-                                 one kernel per op of a tensor payload, each
+         [--runner TIRX-RUN]     one kernel per op of a tensor payload, each
                                  scheduled by auto and run; ranked by time share
                                  (WS/profile.json, WS/kernels/; docs/report.md)
   report [-o FILE.html] [--peer NAME=MS]... [--device PROFILE.json]
@@ -87,6 +87,11 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  Compute (docs/counters.md);
                                  --gpus: a worker per GPU; --executor slurm:
                                  sbatch job arrays (docs/scale-out.md)
+  tune --kernels [the options of tune]
+                                 a profiled workspace (tirx profile): its kernels
+                                 tuned down the ranking, hottest first, each its
+                                 time share of --time and --budget; the block's
+                                 time before and after (docs/tune.md)
   run vN [--reference vR] [--timeout S] [--samples N] [--seed N] [--inputs N]
          [--counters]            lower vN and its reference (default: the seed
                                  of its chain, mapped plainly), bundle both, run
@@ -112,6 +117,7 @@ struct Invocation {
   std::vector<std::string> peers;             // --peer, repeatable
   bool json = false;
   bool compileOnly = false;
+  bool kernels = false; // tune --kernels
   std::string workspace;
   Identity who;
 
@@ -165,6 +171,7 @@ llvm::Error runFlags(const Invocation &inv, RunOptions &options) {
         return n.takeError();
       *field = *n;
     }
+  options.runner = inv.option("--runner", options.runner);
   return llvm::Error::success();
 }
 
@@ -240,8 +247,11 @@ Expected<Result> apply(Session &s, const Invocation &inv) {
 }
 
 Expected<Result> tune(Session &s, const Invocation &inv) {
-  if (inv.positional.size() != 1)
-    return usage("tune takes one version id (or init a payload first)");
+  if (inv.positional.size() != (inv.kernels ? 0 : 1))
+    return usage(inv.kernels ? "tune --kernels takes no version: the "
+                               "workspace's profile names the kernels"
+                             : "tune takes one version id (or init a payload "
+                               "first)");
   WorkspaceTuneOptions options;
   TuneOptions &search = options.search;
   search.policy = inv.option("--policy", search.policy);
@@ -282,6 +292,8 @@ Expected<Result> tune(Session &s, const Invocation &inv) {
     options.jsonLines = &llvm::outs();
   else if (llvm::errs().is_displayed())
     options.bar = &llvm::errs();
+  if (inv.kernels)
+    return tuneKernels(s, options, inv.who);
   return tuneWorkspace(s, inv.positional[0], options);
 }
 
@@ -507,6 +519,8 @@ int TIRX_MAIN(int argc, char **argv) {
       inv.compileOnly = true;
     } else if (a == "--counters") {
       inv.options[a] = "on";
+    } else if (a == "--kernels") {
+      inv.kernels = true;
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";

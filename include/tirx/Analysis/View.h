@@ -32,6 +32,7 @@ struct DeviceFigures {
   double peakFp32Tflops = 0;
   int smCount = 0;
   double peakTf32Tflops = 0; // dense tf32 on tensor cores; 0: unknown
+  double peakF16Tflops = 0;  // dense f16/bf16 on tensor cores; 0: unknown
 };
 
 /// Datasheet figures of the chip's reference part (docs/views.md).

@@ -32,6 +32,7 @@
 
 #include "tirx/Harness/Session.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
 
@@ -101,6 +102,7 @@ struct OpFacts {
   std::vector<bool> reduction;       // per loop
   unsigned elementBytes = 4;         // the widest operand element
   std::string elementType;           // of the output
+  std::string inputType;             // of the first input
   Stage stage = Stage::Top;
   bool inLoop = false;     // an scf.for between it and its block loop
   bool promoted = false;   // an input in shared memory
@@ -109,10 +111,18 @@ struct OpFacts {
   int64_t stridedInput = -1; // the first input read across its rows (a transpose's)
 };
 
+/// A loop inside a block whose body stages tiles in shared memory
+/// (promote_to_shared's copies) that are not pipelined yet.
+struct StagedLoop {
+  int64_t index = 0;         // among scf.for ops, as targets count them
+  unsigned elementBytes = 4; // the narrowest staged element
+};
+
 struct PayloadFacts {
   bool tensors = false;   // some op or argument is a tensor
   bool launched = false;  // a gpu.launch exists
   std::vector<OpFacts> ops;
+  std::vector<StagedLoop> staged;
 
   static std::optional<PayloadFacts> fromJSON(const llvm::json::Value &v);
   llvm::json::Object toJSON() const;
@@ -131,6 +141,12 @@ struct Step {
 /// The next steps for `facts`, most urgent first; empty when the version is
 /// mapped and nothing is left. `skipped` holds keys of optional steps every
 /// candidate of which was refused.
+/// The action that pipelines `loop`'s copies with `stages` buffers.
+llvm::json::Object pipelineAction(const StagedLoop &loop, int64_t stages);
+
+/// The optional step that pipelines `loop` with each of `stages`.
+Step pipelineStep(const StagedLoop &loop, llvm::ArrayRef<int64_t> stages);
+
 std::vector<Step> nextSteps(const PayloadFacts &facts,
                             const std::vector<std::string> &skipped);
 

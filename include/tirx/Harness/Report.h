@@ -70,6 +70,7 @@ struct ReportDevice {
   double copyGBs = 0;        // GB/s
   double peakFp32Tflops = 0; // 0: unknown
   double peakTf32Tflops = 0; // 0: unknown
+  double peakF16Tflops = 0;  // dense f16/bf16; 0: unknown
 };
 
 struct ReportKernel {

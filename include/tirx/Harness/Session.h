@@ -92,6 +92,8 @@ public:
                                       Identity who = {});
 
   const Workspace &workspace() const { return ws; }
+  /// See Workspace::setDurable.
+  void setDurable(bool on) { ws.setDurable(on); }
   /// How many requests this session has audited.
   unsigned requestCount() const { return requests; }
   ChildLimits &limits() { return childLimits; }

@@ -163,6 +163,18 @@ public:
   /// appendVersion), or "" when it would not; nothing is written.
   std::string appendRefusal(const std::string &file) const;
 
+  /// Whether each write waits for the disk (fsync) before the next one, the
+  /// default. Without it every write is still atomic (a temporary file and
+  /// a rename, one write(2) of a whole line with O_APPEND): a process killed
+  /// at any moment leaves a sound workspace; only a crash of the machine
+  /// before the data reaches the disk may lose or damage the latest lines.
+  /// A tune's build processes write that way and sync() once, when their
+  /// build is done (the fsyncs under the workspace lock serialized them).
+  void setDurable(bool on) { durable = on; }
+  /// Flushes every write of the file system the workspace is on to the disk
+  /// (syncfs(2)).
+  bool sync(std::string &error) const;
+
   /// HEAD's content, trimmed ("" when missing, unreadable or a symlink).
   std::string head() const;
   /// Replaces HEAD atomically (never through a symlink); `id` must look
@@ -215,6 +227,7 @@ private:
                      std::string &error) const;
 
   std::string root;
+  bool durable = true; // fsync each write (setDurable)
   std::string targetChip;
   std::string taskText;
   std::string metaText; // workspace.json's bytes: the chains' genesis

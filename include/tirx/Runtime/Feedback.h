@@ -38,6 +38,7 @@ struct DeviceProfile {
   double copyBandwidthGBs = 0;  // measured device-to-device, read + write
   double peakFp32Tflops = 0;    // from SM count and clock; 0: unknown
   double peakTf32Tflops = 0;    // dense tf32 on tensor cores; 0: unknown
+  double peakF16Tflops = 0;     // dense f16/bf16 on tensor cores; 0: unknown
 };
 
 struct BufferCheck {

@@ -156,9 +156,10 @@ struct Manifest {
   std::string irVersion; // snapshot id, when known
   std::string chip;
   std::string features;
-  /// The arithmetic of the kernels: "ieee" (f32 is f32), or "tf32" (some
-  /// products were taken on tensor cores with 10-bit mantissas); the
-  /// correctness check allows for it.
+  /// The arithmetic of the kernels: "ieee" (f32 is f32), "tf32" (some f32
+  /// products were taken on tensor cores with 10-bit mantissas), "f16" or
+  /// "bf16" (16-bit products on tensor cores, mma.sync m16n8k16, summed in
+  /// f32, or in f16 into an f16 C); the correctness check allows for it.
   std::string math = "ieee";
   /// The most terms summed into one output element by the payload (its
   /// longest reduction), 0 when unknown: the reference's bundle, made from

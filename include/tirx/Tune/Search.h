@@ -76,6 +76,9 @@ struct Built {
   std::string error;           // why not, "code: message"
   /// Refusals met on the way: "code" -> how many.
   std::map<std::string, unsigned> refusals;
+  /// Where the build's time went, milliseconds by phase (show, facts,
+  /// apply, compile, and the whole build process's wall time).
+  std::map<std::string, double> phasesMs;
 
   Genome genome() const;
   llvm::json::Object toJSON() const;

@@ -494,9 +494,27 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
       kernel.flopsExpr = perBlock ? e : "";
       kernel.flops = 0;
     }
-    func.walk([&](nvgpu::MmaSyncOp mma) {
-      if (mma.getTf32Enabled())
-        manifest.math = "tf32";
+    // The math mode of the products on tensor cores (Manifest.h): tf32
+    // (use_mma on f32), f16 or bf16 (16x8x16; bf16 is nvvm.mma.sync here,
+    // lowered already by tirx-lower-bf16-mma).
+    func.walk([&](Operation *op) {
+      if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
+        Type a = mma.getMatrixA().getType().getElementType();
+        if (mma.getTf32Enabled())
+          manifest.math = "tf32";
+        else if (a.isF16() || a.isBF16())
+          manifest.math = a.isF16() ? "f16" : "bf16";
+      } else if (op->getName().getStringRef() == "nvvm.mma.sync") {
+        if (Attribute t = op->getAttr("multiplicandAPtxType")) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          t.print(os);
+          if (llvm::StringRef(text).contains("<bf16>"))
+            manifest.math = "bf16";
+          else if (llvm::StringRef(text).contains("<f16>"))
+            manifest.math = "f16";
+        }
+      }
     });
     for (const AccessInfo &a : collectAccesses(func)) {
       auto arg = dyn_cast<BlockArgument>(a.root);

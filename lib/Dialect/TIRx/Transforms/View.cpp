@@ -90,7 +90,8 @@ struct ViewPass : public mlir::tirx::impl::TIRxViewBase<ViewPass> {
       }
       inputs.device = {profile.name,           "profile",
                        profile.copyBandwidthGBs, profile.peakFp32Tflops,
-                       profile.smCount,        profile.peakTf32Tflops};
+                       profile.smCount,        profile.peakTf32Tflops,
+                       profile.peakF16Tflops};
     }
     if (!bundle.empty()) {
       rt::Manifest manifest;
