@@ -230,7 +230,7 @@ OpFlops mlir::tirx::opFlops(Operation *op) {
   if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
     NVVM::MMAShapeAttr shape = mma.getShape();
     return {2 * int64_t(shape.getM()) * shape.getN() * shape.getK(),
-            /*perWarp=*/true};
+            /*threads=*/32};
   }
   Type type = op->getResult(0).getType();
   int64_t lanes = 1;
