@@ -35,7 +35,7 @@ export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mli
 # saxpy over 2^20 elements, for the worker's screening rate
 # (examples/bench/worker-rate.sh).
 sed 's/67108864/1048576/g' "$ex/saxpy.mlir" > "$out/saxpy1m.mlir"
-export_bundle saxpy1m-ref "$out/saxpy1m.mlir" --tirx-map-reference
+export_ref saxpy1m-ref "$out/saxpy1m.mlir"
 for s in scalar vec4 tirx; do
   export_bundle saxpy1m-$s "$out/saxpy1m.mlir" "$(schedule x saxpy-$s.transform.mlir)" --transform-interpreter
 done
