@@ -672,7 +672,8 @@ referenceSensitivity(ElementType type, const std::vector<uint8_t> &want,
 Comparison compareSensitive(const std::string &name, ElementType type,
                             const std::vector<uint8_t> &got,
                             const std::vector<uint8_t> &want,
-                            const std::vector<double> &delta) {
+                            const std::vector<double> &delta,
+                            const std::string &math) {
   Comparison c;
   size_t n = want.size() / elementBytes(type);
   if (got.size() != want.size() || delta.size() != n) {
@@ -681,7 +682,7 @@ Comparison compareSensitive(const std::string &name, ElementType type,
                " vs " + std::to_string(want.size()) + " bytes)";
     return c;
   }
-  double rtol = toleranceFor(type).rtol;
+  double rtol = toleranceFor(type, math).rtol;
   double tiny = isFloatType(type)
                     ? 2 * std::ldexp(1.0, smallestSubnormalExponent(type))
                     : 0;

@@ -164,7 +164,8 @@ void checkAdversarial(const RunOptions &options, const Manifest &candidate,
         const Param &p = candidate.params[i];
         std::vector<double> delta = referenceSensitivity(
             p.type, want[i], {want[base + o], want[base + outs.size() + o]});
-        Comparison c = compareSensitive(p.name, p.type, got[i], want[i], delta);
+        Comparison c = compareSensitive(p.name, p.type, got[i], want[i], delta,
+                                        candidate.math);
         worst = std::max(worst, c.maxAbsError);
         if (!c.pass && check.status == "pass") {
           check.status = "fail";

@@ -295,6 +295,21 @@ TEST(SensitivityRule, NaNPoisonAndLoneInfinitiesNeverPass) {
                                 bytes({1, INFINITY, INFINITY, 3}),
                                 bytes(want), delta)
                    .pass);
+  // tf32 products: large inputs are off by tf32's own rounding (the H200's
+  // tf32 use_mma matmul: -1.19080e37 against -1.19149e37, 5.7e-4, where one
+  // ulp of every input moved the reference by 3.4e32): that passes under
+  // the bundle's tf32 math, not under ieee.
+  std::vector<float> big = {-1.19148762e37f};
+  std::vector<double> small = {3.38e32};
+  EXPECT_TRUE(compareSensitive("C", ElementType::f32, bytes({-1.19080486e37f}),
+                               bytes(big), small, "tf32")
+                  .pass);
+  EXPECT_FALSE(compareSensitive("C", ElementType::f32, bytes({-1.19080486e37f}),
+                                bytes(big), small, "ieee")
+                   .pass);
+  EXPECT_FALSE(compareSensitive("C", ElementType::f32, bytes({-1.15e37f}),
+                                bytes(big), small, "tf32")
+                   .pass); // 3.5% off: wrong under any math
   std::vector<uint8_t> poisoned = bytes(want);
   fillPoison(poisoned, ElementType::f32);
   EXPECT_FALSE(

@@ -225,7 +225,9 @@ referenceSensitivity(ElementType type, const std::vector<uint8_t> &want,
 
 /// The sensitivity rule: element i passes when
 ///   |got - want| <= kSensitivityFactor * delta[i] + rtol * |want| + tiny,
-/// rtol the type's (toleranceFor) and tiny two of its smallest subnormals.
+/// rtol the type's under the bundle's math (toleranceFor: tf32 products are
+/// 2e-3 off on any input, large ones too) and tiny two of its smallest
+/// subnormals.
 /// A correct schedule differs from the reference by reassociated rounding,
 /// which one ulp of every input moves the reference by as much; a wrong one
 /// differs by far more. No relative-L2 limit (under cancellation the
@@ -234,7 +236,8 @@ constexpr double kSensitivityFactor = 16;
 Comparison compareSensitive(const std::string &name, ElementType type,
                             const std::vector<uint8_t> &got,
                             const std::vector<uint8_t> &want,
-                            const std::vector<double> &delta);
+                            const std::vector<double> &delta,
+                            const std::string &math = "ieee");
 
 /// The first element where `a` and `b` differ bit for bit, -1 when none.
 int64_t firstBitDifference(const std::vector<uint8_t> &a,
