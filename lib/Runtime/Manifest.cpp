@@ -140,13 +140,19 @@ TensorMapArg tensorMapArg(const json &value, const std::string &path,
       !(p.type == ElementType::f16 || p.type == ElementType::bf16 ||
         p.type == ElementType::f32))
     fail(path + ".param", "a tensor map needs an f16, bf16 or f32 buffer");
+  if (p.shape.empty() || p.shape.size() > 5)
+    fail(path + ".param", "a tensor map needs a buffer of 1 to 5 dimensions");
   const json &box = field(value, path, "box");
   if (!box.is_array() || box.size() != p.shape.size())
     fail(path + ".box", "expected one size per dimension of the buffer (" +
                             std::to_string(p.shape.size()) + ")");
   for (size_t d = 0; d < box.size(); ++d)
-    map.box.push_back(integer(box[d], path + ".box[" + std::to_string(d) + "]",
-                              1, std::min<int64_t>(256, p.shape[d])));
+    map.box.push_back(integer(
+        box[d], path + ".box[" + std::to_string(d) + "]", 1,
+        // A run-time extent is bound later (bindSizes checks the box then).
+        d < p.shapeExprs.size() && !p.shapeExprs[d].empty()
+            ? 256
+            : std::min<int64_t>(256, p.shape[d])));
   map.swizzle = int(integer(field(value, path, "swizzle"), path + ".swizzle",
                             0, 128));
   if (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 &&
@@ -266,9 +272,9 @@ uint64_t bufferShape(const json &j, const std::string &path, ElementType type,
     }
     int64_t extent = integer(shape[d], at, 1, int64_t(1) << 40);
     out.push_back(extent);
-    elements *= uint64_t(extent);
-    if (elements > (uint64_t(1) << 40))
+    if (uint64_t(extent) > (uint64_t(1) << 40) / elements)
       fail(path + ".shape", "more than 2^40 elements");
+    elements *= uint64_t(extent);
   }
   if (dynamic) {
     if (j.contains("bytes"))
@@ -543,6 +549,35 @@ Manifest parse(const json &root) {
       }
     }
     m.kernels.push_back(kernel);
+  }
+  // The math mode and the sum length loosen the check's tolerance: a
+  // manifest may only claim what its buffers allow (16-bit products need
+  // 16-bit inputs, tf32 f32 ones; no sum of more terms than a buffer has
+  // elements, a run-time one counted at its bound of 2^40).
+  if (m.math != "ieee") {
+    ElementType need = m.math == "f16"    ? ElementType::f16
+                       : m.math == "bf16" ? ElementType::bf16
+                                          : ElementType::f32;
+    if (std::none_of(m.params.begin(), m.params.end(), [&](const Param &p) {
+          return p.isBuffer && p.role != Role::out && p.type == need;
+        }))
+      fail("math", "\"" + m.math + "\" needs an input buffer of " +
+                       elementTypeName(need));
+  }
+  if (m.reductionLength > 0) {
+    uint64_t most = 0;
+    for (const Param &p : m.params)
+      if (p.isBuffer)
+        most = std::max<uint64_t>(
+            most, std::all_of(p.shapeExprs.begin(), p.shapeExprs.end(),
+                              [](const std::string &e) { return e.empty(); })
+                      ? p.bytes / elementBytes(p.type)
+                      : uint64_t(1) << 40);
+    if (uint64_t(m.reductionLength) > most)
+      fail("reduction_length",
+           std::to_string(m.reductionLength) +
+               " terms, more than any buffer's " + std::to_string(most) +
+               " elements");
   }
   return m;
 }

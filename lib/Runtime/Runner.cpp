@@ -352,7 +352,10 @@ void measureLoaded(const RunOptions &options, const Manifest &candidate,
   const std::vector<CUdeviceptr> &buffers = data.buffers();
   bool reference = data.hasReference();
   // The longest sum either side declares; the f32 slack grows with it.
-  int64_t terms = std::max(candidate.reductionLength, data.referenceTerms());
+  // The reference's sum length where there is one (the seed's, not what the
+  // candidate claims), else the candidate's.
+  int64_t terms = data.hasReference() ? data.referenceTerms()
+                                      : candidate.reductionLength;
   auto tolerance = [&](const Param &p) {
     return toleranceFor(p.type, candidate.math, terms,
                         p.bytes / elementBytes(p.type));

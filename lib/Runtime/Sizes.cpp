@@ -219,11 +219,12 @@ bool bindShape(const std::vector<std::string> &exprs,
       }
       shape[d] = v;
     }
-    elements *= uint64_t(shape[d]);
-    if (elements > (uint64_t(1) << 40)) {
+    // Both at most 2^40: test before multiplying (the product could wrap).
+    if (uint64_t(shape[d]) > (uint64_t(1) << 40) / elements) {
       error = path + ".shape: more than 2^40 elements at these sizes";
       return false;
     }
+    elements *= uint64_t(shape[d]);
   }
   bytes = elements * elementBytes(type);
   return true;
@@ -369,12 +370,34 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
     }
     for (size_t a = 0; a < kernel.args.size(); ++a) {
       KernelArg &arg = kernel.args[a];
+      if (arg.tensorMap) {
+        // A box no wider than the bound extent it tiles.
+        const Param &p = m.params[arg.tensorMap->param];
+        for (size_t d = 0; d < arg.tensorMap->box.size() && d < p.shape.size(); ++d)
+          if (arg.tensorMap->box[d] > p.shape[d]) {
+            error = path + ".args[" + std::to_string(a) + "].tensor_map.box[" +
+                    std::to_string(d) + "] = " +
+                    std::to_string(arg.tensorMap->box[d]) +
+                    " is wider than the buffer's extent " +
+                    std::to_string(p.shape[d]) + " at these sizes";
+            return false;
+          }
+      }
       if (arg.valueExpr.empty())
         continue;
       std::string why;
       int64_t v = Expression(arg.valueExpr, &values, nullptr).evaluate(why);
       if (!why.empty()) {
         error = path + ".args[" + std::to_string(a) + "].value: " + why;
+        return false;
+      }
+      if ((arg.type == ElementType::i32 &&
+           (v < INT32_MIN || v > INT32_MAX)) ||
+          std::llabs(v) > (int64_t(1) << 53)) {
+        error = path + ".args[" + std::to_string(a) + "].value: " +
+                arg.valueExpr + " is " + std::to_string(v) +
+                ", outside what an " + elementTypeName(arg.type) +
+                " argument holds exactly";
         return false;
       }
       arg.value = double(v);

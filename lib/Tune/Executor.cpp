@@ -202,6 +202,8 @@ LocalExecutor::measureBatch(const std::vector<MeasureRequest> &requests) {
   std::mutex lock;
   std::atomic<bool> stop{false};
   size_t running = 0; // requests being measured (under `lock`)
+  // Workers with a thread: one per request at most (a retry must find one).
+  size_t n = std::min(workers.size(), requests.size());
   auto work = [&](Worker &w) {
     while (!stop) {
       size_t i;
@@ -210,7 +212,7 @@ LocalExecutor::measureBatch(const std::vector<MeasureRequest> &requests) {
         // The next request this worker may take: not one it lost before
         // (unless it is the only worker).
         auto it = std::find_if(queue.begin(), queue.end(), [&](size_t k) {
-          return workers.size() == 1 || slots[k].lostOn != w.gpu;
+          return n == 1 || slots[k].lostOn != w.gpu;
         });
         if (it == queue.end()) {
           if (queue.empty() && running == 0)
@@ -261,7 +263,6 @@ LocalExecutor::measureBatch(const std::vector<MeasureRequest> &requests) {
     }
   };
   std::vector<std::thread> threads;
-  size_t n = std::min(workers.size(), requests.size());
   for (size_t k = 1; k < n; ++k)
     threads.emplace_back(work, std::ref(*workers[k]));
   work(*workers.front());

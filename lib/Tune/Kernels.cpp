@@ -220,6 +220,8 @@ llvm::Expected<Result> mlir::tirx::tuneKernels(Session &session,
                            bestVersion.empty() ? "-" : bestVersion)
                  .str();
     rows.push_back(std::move(row));
+    if (tuneInterrupted()) // the signal stops the block's tune, not one kernel's
+      break;
   }
   json::Array skipped;
   for (const RankedKernel &k : ranked)
@@ -235,7 +237,8 @@ llvm::Expected<Result> mlir::tirx::tuneKernels(Session &session,
                                                             : "program order"},
                    {"candidates", int64_t(evaluated)},
                    {"seconds", elapsed()},
-                   {"compile_only", options.search.compileOnly}};
+                   {"compile_only", options.search.compileOnly},
+                   {"interrupted", tuneInterrupted()}};
   out["block_auto_us"] = timed ? json::Value(*before) : json::Value(nullptr);
   out["block_best_us"] = timed ? json::Value(*after) : json::Value(nullptr);
   out["block_speedup"] = timed && *after > 0 ? json::Value(*before / *after)

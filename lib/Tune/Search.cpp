@@ -665,9 +665,13 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
           count += failed.insert(b.digest + " " + b.error.substr(0, b.error.find(':'))).second;
           continue;
         }
-        if (byDigest.count(b.digest) || state.screened.count(b.digest) ||
+        if (byDigest.count(b.digest) ||
             std::find(digests.begin(), digests.end(), b.digest) != digests.end())
           continue;
+        if (state.screened.count(b.digest)) { // resumed: counted, not measured
+          ++count;
+          continue;
+        }
         MeasureRequest request = options.screening;
         request.version = b.version;
         requests.push_back(std::move(request));

@@ -443,8 +443,9 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
       }
       auto s = states.find(t->job);
       if (s != states.end()) {
-        t->unseen = 0;
         const std::string &state = s->second[0], &on = s->second[1];
+        if (!terminal(state))
+          t->unseen = 0; // seen running: the grace below counts from its end
         if (terminal(state)) {
           // A finished task's feedback may lag on a network filesystem.
           if (state == "COMPLETED" && ++t->unseen < 10)
@@ -520,8 +521,10 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
     std::this_thread::sleep_for(
         std::chrono::milliseconds(int64_t(options.poll * 1000)));
   }
-  // Every task has ended (or was cancelled with its job).
-  live.clear();
+  // Every task has ended (or was cancelled with its job); cancel anything
+  // still known (a task judged lost may still be queued): harmless for
+  // finished jobs.
+  cancelAll();
   std::vector<Measurement> out;
   for (Task &t : all)
     out.push_back(std::move(*t.result));

@@ -202,11 +202,18 @@ TEST(ManifestTest, MathDefaultsToIeeeAndRoundTrips) {
   ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
   EXPECT_EQ(again.math, "tf32");
   for (const char *math : {"f16", "bf16"}) {
-    ASSERT_TRUE(parseManifest(withField(R"("chip": "sm_90")",
-                                        std::string(R"("chip": "sm_90", "math": ")") +
-                                            math + "\""),
-                              m, error))
-        << error;
+    std::string text = withField(R"("chip": "sm_90")",
+                                 std::string(R"("chip": "sm_90", "math": ")") +
+                                     math + "\"");
+    // 16-bit products need a 16-bit input: y is bf16; as f16 for "f16".
+    if (std::string(math) == "f16") {
+      EXPECT_FALSE(parseManifest(text, m, error));
+      EXPECT_NE(error.find("math: \"f16\" needs an input buffer of f16"),
+                std::string::npos)
+          << error;
+      text.replace(text.find(R"("type": "bf16")"), 14, R"("type": "f16")");
+    }
+    ASSERT_TRUE(parseManifest(text, m, error)) << error;
     ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
     EXPECT_EQ(again.math, math);
   }

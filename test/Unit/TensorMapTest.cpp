@@ -63,6 +63,18 @@ TEST(TensorMapTest, ParsesAndRoundTrips) {
 }
 
 TEST(TensorMapTest, MalformedMapsNameTheField) {
+  // cuTensorMapEncodeTiled takes 1 to 5 dimensions: a sixth would overrun
+  // the encoder's arrays, none would have no innermost box.
+  std::string six = replaced(R"("shape": [256, 1024])", R"("shape": [1, 1, 1, 1, 2, 128])");
+  six.replace(six.find("[128, 64]"), 9, "[1, 1, 1, 1, 2, 64]");
+  EXPECT_NE(parseError(six).find("tensor_map.param: a tensor map needs a "
+                                 "buffer of 1 to 5 dimensions"),
+            std::string::npos)
+      << parseError(six);
+  std::string none = replaced(R"("shape": [256, 1024])", R"("shape": [])");
+  none.replace(none.find("[128, 64]"), 9, "[]");
+  EXPECT_NE(parseError(none).find("1 to 5 dimensions"), std::string::npos)
+      << parseError(none);
   EXPECT_NE(parseError(replaced(R"("param": 0, "box")", R"("param": 3, "box")"))
                 .find("kernels[0].args[0].tensor_map.param: a tensor map "
                       "needs an f16, bf16 or f32 buffer"),
