@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -41,6 +42,20 @@
 using namespace mlir;
 using namespace mlir::tirx;
 namespace json = llvm::json;
+
+namespace {
+/// This process's virtual memory size (/proc/self/statm's first field, in
+/// pages); 0 when unknown.
+uint64_t virtualMemoryBytes() {
+  std::FILE *f = std::fopen("/proc/self/statm", "r");
+  if (!f)
+    return 0;
+  unsigned long long pages = 0;
+  int got = std::fscanf(f, "%llu", &pages);
+  std::fclose(f);
+  return got == 1 ? uint64_t(pages) * uint64_t(sysconf(_SC_PAGESIZE)) : 0;
+}
+} // namespace
 
 namespace {
 /// The child's exit status when it ran out of its address space.
@@ -235,6 +250,8 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
   llvm::outs().flush();
   llvm::errs().flush();
   pid_t parent = getpid();
+  // The child starts as a copy of this process: its address space at birth.
+  uint64_t startBytes = virtualMemoryBytes();
   pid_t pid = fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -281,10 +298,13 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
   }
   // A process short of address space does not always fail in operator new:
   // an mmap that fails deep in a library can end in a signal. A signal
-  // death with the resident size near the limit is the limit's.
+  // death with the resident size near the limit, or a limit that left the
+  // child (a copy of this process) under 256 MiB to grow in, is the limit's.
   bool nearLimit = limits.addressSpaceBytes &&
-                   uint64_t(usage.ru_maxrss) * 1024 * 2 >=
-                       limits.addressSpaceBytes;
+                   (uint64_t(usage.ru_maxrss) * 1024 * 2 >=
+                        limits.addressSpaceBytes ||
+                    startBytes + (uint64_t(256) << 20) >=
+                        limits.addressSpaceBytes);
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
     return refuse(RefusalCode::resource_limit,
                   "the MLIR process ran past its wall-time limit of " +
