@@ -163,8 +163,16 @@ llvm::Expected<Result> mlir::tirx::tuneKernels(Session &session,
       *options.jsonLines << compactJSON(json::Value(std::move(e))) << "\n";
       options.jsonLines->flush();
     }
+    // The name comes from profile.json: a plain file name, never a path
+    // out of the workspace.
     llvm::Expected<Session> s =
-        Session::open(ws.path("kernels/" + k.name), who);
+        k.name.empty() || k.name.find_first_of("/\\") != std::string::npos ||
+                k.name == "." || k.name == ".."
+            ? llvm::Expected<Session>(refuse(
+                  RefusalCode::workspace_damaged,
+                  "profile.json: kernel name '" + k.name +
+                      "' is not a plain name (no '/', not '.' or '..')"))
+            : Session::open(ws.path("kernels/" + k.name), who);
     if (!s) {
       Refusal r = toRefusal(s.takeError());
       row["error"] = r.toJSON();
