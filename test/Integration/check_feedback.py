@@ -20,16 +20,23 @@ OPS = {"==": operator.eq, "!=": operator.ne, "<=": operator.le,
        "~": lambda a, b: str(b) in str(a)}
 
 
+class Missing(Exception):
+    pass
+
+
 def value(feedback, ref):
     index, field = ref.split(".", 1)
-    entry = feedback[int(index)]
-    for part in field.split("."):
-        if part == "length" and isinstance(entry, list):
-            entry = len(entry)
-        elif isinstance(entry, list):
-            entry = entry[int(part)]
-        else:
-            entry = entry[part]
+    try:
+        entry = feedback[int(index)]
+        for part in field.split("."):
+            if part == "length" and isinstance(entry, list):
+                entry = len(entry)
+            elif isinstance(entry, list):
+                entry = entry[int(part)]
+            else:
+                entry = entry[part]
+    except (IndexError, KeyError, TypeError, ValueError):
+        raise Missing("%s: not in the feedback (%d entries)" % (ref, len(feedback)))
     return entry
 
 
@@ -84,12 +91,17 @@ def main(argv):
     if run.returncode != expected_exit:
         failures.append("exit status %d, expected %d" % (run.returncode, expected_exit))
     for kind, ref, op, want in checks:
-        if kind == "value":
-            got = value(feedback, ref)
-            label = ref
-        else:
-            got = value(feedback, ref[0]) / value(feedback, ref[1])
-            label = "%s / %s" % ref
+        try:
+            if kind == "value":
+                got = value(feedback, ref)
+                label = ref
+            else:
+                got = value(feedback, ref[0]) / value(feedback, ref[1])
+                label = "%s / %s" % ref
+        except Missing as missing:
+            print("FAILED   %s" % missing)
+            failures.append(str(missing))
+            continue
         if want is None or got is None:  # null: only == and != mean anything
             ok = op in ("==", "!=") and (got is want) == (op == "==")
         else:

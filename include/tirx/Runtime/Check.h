@@ -218,7 +218,10 @@ int sensitivityUlps(ElementType type, const std::string &math);
 
 /// The reference's sensitivity per output element: the largest
 /// |perturbed - want| over the given perturbed runs' outputs; +inf where
-/// one of them is not finite (or is poison) and `want` is.
+/// one of them is not finite (or is poison) and `want` is. Each element's is
+/// at least 1/8 of the RMS over its block of kSensitivityBlock neighbours
+/// (an element whose moved terms happened to cancel is not held to ~0).
+constexpr size_t kSensitivityBlock = 64;
 std::vector<double>
 referenceSensitivity(ElementType type, const std::vector<uint8_t> &want,
                      const std::vector<std::vector<uint8_t>> &perturbed);
