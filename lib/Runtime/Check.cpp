@@ -689,7 +689,7 @@ Comparison compareSensitive(const std::string &name, ElementType type,
                             const std::vector<uint8_t> &got,
                             const std::vector<uint8_t> &want,
                             const std::vector<double> &delta,
-                            const std::string &math) {
+                            const std::string &math, int64_t reductionLength) {
   Comparison c;
   size_t n = want.size() / elementBytes(type);
   if (got.size() != want.size() || delta.size() != n) {
@@ -698,7 +698,23 @@ Comparison compareSensitive(const std::string &name, ElementType type,
                " vs " + std::to_string(want.size()) + " bytes)";
     return c;
   }
-  double rtol = toleranceFor(type, math).rtol;
+  Tolerance tol = toleranceFor(type, math, reductionLength, n);
+  double rtol = tol.rtol;
+  // The random-input rule's floor: a long sum's own rounding (the
+  // reference's sequential loop above all) is a fraction of the output's
+  // RMS that moving the inputs by one ulp does not show (a layer norm's
+  // variance on 'cancel' inputs).
+  double rms = 0;
+  size_t finite = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double w = elementAt(want, type, i);
+    if (std::isfinite(w) && !isPoison(want, type, i)) {
+      rms += w * w;
+      ++finite;
+    }
+  }
+  rms = finite ? std::sqrt(rms / double(finite)) : 0;
+  double floor = std::isfinite(rms) ? tol.rmsRel * rms : 0;
   double tiny = isFloatType(type)
                     ? 2 * std::ldexp(1.0, smallestSubnormalExponent(type))
                     : 0;
@@ -715,7 +731,8 @@ Comparison compareSensitive(const std::string &name, ElementType type,
       bad = true;
       err = INFINITY;
     }
-    double allowed = kSensitivityFactor * delta[i] + rtol * std::fabs(w) + tiny;
+    double allowed =
+        kSensitivityFactor * delta[i] + rtol * std::fabs(w) + floor + tiny;
     c.maxAbsError = std::max(c.maxAbsError, err);
     diff2 += err * err;
     if (std::isfinite(w))
@@ -727,7 +744,8 @@ Comparison compareSensitive(const std::string &name, ElementType type,
         os.precision(3);
         os << " (allowed " << allowed << ": " << kSensitivityFactor
            << " x the reference's own change " << delta[i]
-           << " when every input moves by one ulp, + rtol " << rtol << ")";
+           << " when every input moves by one ulp, + rtol " << rtol
+           << " + " << tol.rmsRel << " of the RMS " << rms << ")";
         c.detail = describeMismatch(name, i, g, w, gotPoison, refBad) +
                    (refBad ? "" : os.str());
       }

@@ -165,7 +165,9 @@ void checkAdversarial(const RunOptions &options, const Manifest &candidate,
         std::vector<double> delta = referenceSensitivity(
             p.type, want[i], {want[base + o], want[base + outs.size() + o]});
         Comparison c = compareSensitive(p.name, p.type, got[i], want[i], delta,
-                                        candidate.math);
+                                        candidate.math, data.hasReference()
+                                            ? data.referenceTerms()
+                                            : candidate.reductionLength);
         worst = std::max(worst, c.maxAbsError);
         if (!c.pass && check.status == "pass") {
           check.status = "fail";

@@ -327,6 +327,70 @@ TEST(SensitivityRule, NaNPoisonAndLoneInfinitiesNeverPass) {
 }
 
 namespace {
+/// Layer norm of rows x 8192 f32 (weight, bias): the reference's sums one
+/// loop each (mean, then variance), or a 256-thread tree's.
+std::vector<uint8_t> layerNorm(const std::vector<uint8_t> &x,
+                               const std::vector<uint8_t> &w,
+                               const std::vector<uint8_t> &b, int rows,
+                               const Summer &sum) {
+  const int cols = 8192;
+  const float *xs = reinterpret_cast<const float *>(x.data());
+  const float *ws = reinterpret_cast<const float *>(w.data());
+  const float *bs = reinterpret_cast<const float *>(b.data());
+  std::vector<uint8_t> out(x.size());
+  float *y = reinterpret_cast<float *>(out.data());
+  std::vector<float> centred(cols);
+  for (int r = 0; r < rows; ++r) {
+    const float *row = xs + size_t(r) * cols;
+    float mean = sum(row, cols) / cols;
+    for (int i = 0; i < cols; ++i)
+      centred[i] = (row[i] - mean) * (row[i] - mean);
+    float rstd = 1.0f / std::sqrt(sum(centred.data(), cols) / cols + 1e-5f);
+    for (int i = 0; i < cols; ++i)
+      y[size_t(r) * cols + i] = (row[i] - mean) * rstd * ws[i] + bs[i];
+  }
+  return out;
+}
+} // namespace
+
+TEST(SensitivityRule, ALayerNormPassesUnderCancellation) {
+  // The H200's one-block layer norm against its seed on 'cancel' inputs
+  // (x, weight and bias +-4096 + [-1, 1)): y = w xhat + b cancels to about
+  // 1 from terms of 4096, and the variance's sequential sum is off by
+  // u sqrt(K) of itself: 0.0054 off where one ulp of every input moved
+  // the reference by 2.4e-4. The random-input rule's RMS floor covers it;
+  // a dropped term of the variance or an f16 sum does not pass.
+  const int rows = 4, cols = 8192;
+  std::vector<uint8_t> x(size_t(rows) * cols * 4), w(cols * 4), b(cols * 4);
+  fillAdversarial(x, ElementType::f32, InputKind::cancel, 0, 5);
+  fillAdversarial(w, ElementType::f32, InputKind::cancel, 0, 6);
+  fillAdversarial(b, ElementType::f32, InputKind::cancel, 0, 7);
+  std::vector<uint8_t> want = layerNorm(x, w, b, rows, sequential);
+  std::vector<std::vector<uint8_t>> moved;
+  for (uint64_t direction : {uint64_t(0), uint64_t(9)}) {
+    std::vector<uint8_t> mx = x, mw = w, mb = b;
+    perturbUlps(mx, ElementType::f32, 1, direction);
+    perturbUlps(mw, ElementType::f32, 1, direction + 1);
+    perturbUlps(mb, ElementType::f32, 1, direction + 2);
+    moved.push_back(layerNorm(mx, mw, mb, rows, sequential));
+  }
+  std::vector<double> delta =
+      referenceSensitivity(ElementType::f32, want, moved);
+  Comparison tree =
+      compareSensitive("y", ElementType::f32,
+                       layerNorm(x, w, b, rows, blockTree), want, delta);
+  EXPECT_TRUE(tree.pass) << tree.detail;
+  EXPECT_FALSE(compareSensitive("y", ElementType::f32,
+                                layerNorm(x, w, b, rows, dropsLast), want,
+                                delta)
+                   .pass);
+  EXPECT_FALSE(compareSensitive("y", ElementType::f32,
+                                layerNorm(x, w, b, rows, halfAccumulator),
+                                want, delta)
+                   .pass);
+}
+
+namespace {
 /// C = A B (n x n, f32 images), in double; `tf32` truncates the inputs to
 /// tf32 first, as mma.sync's tf32 operands do; `dropK` leaves out term k.
 std::vector<uint8_t> matmul(const std::vector<uint8_t> &a,

@@ -227,10 +227,12 @@ referenceSensitivity(ElementType type, const std::vector<uint8_t> &want,
                      const std::vector<std::vector<uint8_t>> &perturbed);
 
 /// The sensitivity rule: element i passes when
-///   |got - want| <= kSensitivityFactor * delta[i] + rtol * |want| + tiny,
-/// rtol the type's under the bundle's math (toleranceFor: tf32 products are
-/// 2e-3 off on any input, large ones too) and tiny two of its smallest
-/// subnormals.
+///   |got - want| <= kSensitivityFactor * delta[i] + rtol * |want|
+///                   + rmsRel * RMS(want) + tiny,
+/// rtol and rmsRel the type's under the bundle's math and reduction length
+/// (toleranceFor, the random-input rule: tf32 products are 2e-3 off on any
+/// input, a long sum's own rounding a fraction of the output's RMS) and
+/// tiny two of its smallest subnormals.
 /// A correct schedule differs from the reference by reassociated rounding,
 /// which one ulp of every input moves the reference by as much; a wrong one
 /// differs by far more. No relative-L2 limit (under cancellation the
@@ -240,7 +242,8 @@ Comparison compareSensitive(const std::string &name, ElementType type,
                             const std::vector<uint8_t> &got,
                             const std::vector<uint8_t> &want,
                             const std::vector<double> &delta,
-                            const std::string &math = "ieee");
+                            const std::string &math = "ieee",
+                            int64_t reductionLength = 0);
 
 /// The first element where `a` and `b` differ bit for bit, -1 when none.
 int64_t firstBitDifference(const std::vector<uint8_t> &a,
