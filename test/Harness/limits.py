@@ -96,6 +96,8 @@ send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
 answer = receive(5)
 print("ping during the apply: id %s after under 2 s: %s"
       % (answer and answer["id"], time.time() - started < 2))
+# The worker starts its child a moment later on a loaded machine.
+wait_for(lambda: len(descendants(server.pid)) >= 2, 10)
 busy = descendants(server.pid)
 print("the apply runs in a worker and a child:", len(busy) >= 2)
 send({"jsonrpc": "2.0", "method": "notifications/cancelled",
