@@ -76,8 +76,25 @@ std::optional<Range> scaleRange(Range a, int64_t c) { // c >= 0
   return r;
 }
 
-/// An affine expression's range from its operands' ranges (sums and
-/// products by non-negative constants; anything else is unknown).
+/// a floordiv c and a mod c for a non-negative range and c > 0 (what
+/// delinearizing an index makes): the quotients' range, and the remainders'
+/// (exact while the range stays within one period of c).
+std::optional<Range> divRange(Range a, int64_t c) {
+  if (c <= 0 || a.lo < 0)
+    return std::nullopt;
+  return Range{a.lo / c, a.hi / c};
+}
+std::optional<Range> modRange(Range a, int64_t c) {
+  if (c <= 0 || a.lo < 0)
+    return std::nullopt;
+  if (a.lo / c == a.hi / c)
+    return Range{a.lo % c, a.hi % c};
+  return Range{0, c - 1};
+}
+
+/// An affine expression's range from its operands' ranges (sums, products
+/// by non-negative constants, floordiv and mod by positive constants of
+/// non-negative ranges; anything else is unknown).
 std::optional<Range> exprRange(DataFlowSolver &solver, AffineExpr e,
                                ValueRange dims, ValueRange syms, Operation *at,
                                unsigned depth) {
@@ -101,6 +118,13 @@ std::optional<Range> exprRange(DataFlowSolver &solver, AffineExpr e,
       if (c.getValue() >= 0)
         if (auto a = exprRange(solver, bin.getLHS(), dims, syms, at, depth))
           return scaleRange(*a, c.getValue());
+  if (e.getKind() == AffineExprKind::FloorDiv ||
+      e.getKind() == AffineExprKind::Mod)
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      if (auto a = exprRange(solver, bin.getLHS(), dims, syms, at, depth))
+        return e.getKind() == AffineExprKind::FloorDiv
+                   ? divRange(*a, c.getValue())
+                   : modRange(*a, c.getValue());
   return std::nullopt;
 }
 
@@ -168,6 +192,42 @@ std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
         }
         if (known)
           return total;
+      }
+    } else if (auto delin = dyn_cast<affine::AffineDelinearizeIndexOp>(op)) {
+      // Result i is (x floordiv stride_i) mod basis_i, stride_i the product
+      // of the basis after it; result 0 is x floordiv stride_0 (an outer
+      // bound is not applied). Static bases only.
+      ArrayRef<int64_t> basis = delin.getStaticBasis();
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      unsigned n = delin.getNumResults();
+      auto x = valueRange(solver, delin.getLinearIndex(), at, depth + 1);
+      if (x && basis.size() + 1 >= n &&
+          llvm::none_of(basis.take_back(n - 1), ShapedType::isDynamic)) {
+        ArrayRef<int64_t> inner = basis.take_back(n - 1); // bases of 1..n-1
+        int64_t stride = 1;
+        bool fits = true;
+        for (unsigned j = i; j + 1 < n && fits; ++j)
+          fits = !llvm::MulOverflow(stride, inner[j], stride);
+        if (fits) {
+          std::optional<Range> q = divRange(*x, stride);
+          if (q && i == 0)
+            return q;
+          if (q)
+            if (auto r = modRange(*q, inner[i - 1]))
+              return r;
+        }
+      }
+    } else if (isa<arith::DivUIOp, arith::RemUIOp, arith::FloorDivSIOp,
+                   arith::DivSIOp, arith::RemSIOp>(op)) {
+      // By a positive constant, of a non-negative range.
+      auto c = getConstantIntValue(op->getOperand(1));
+      auto a = valueRange(solver, op->getOperand(0), at, depth + 1);
+      if (c && a) {
+        std::optional<Range> r = isa<arith::RemUIOp, arith::RemSIOp>(op)
+                                     ? modRange(*a, *c)
+                                     : divRange(*a, *c);
+        if (r)
+          return r;
       }
     } else if (auto mul = dyn_cast<arith::MulIOp>(op)) {
       auto c = getConstantIntValue(mul.getRhs());

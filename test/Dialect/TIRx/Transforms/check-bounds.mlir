@@ -271,3 +271,61 @@ func.func @async_copy_past(%x: memref<32x32xbf16> {llvm.align = 16 : i64}) {
   }
   return
 }
+
+// -----
+
+// A reshape (collapse_shape of 32x64 rows into 2048): the folded load
+// indexes the 3-D buffer through affine.delinearize_index. Block b reads
+// row (b floordiv 64, b mod 64): [0, 31] and [0, 63], proven.
+func.func @collapsed_rows(%x: memref<32x64x256xf32>, %y: memref<2048xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c2048 = arith.constant 2048 : index
+  %rows = memref.collapse_shape %x [[0, 1], [2]] : memref<32x64x256xf32> into memref<2048x256xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2048, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %v = memref.load %rows[%bx, %tx] : memref<2048x256xf32>
+    memref.store %v, %y[%bx] : memref<2048xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The same rows through floordiv and mod, and arith.divui / remui, by hand.
+func.func @divided_rows(%x: memref<32x64x256xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %c2048 = arith.constant 2048 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2048, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %hi = affine.apply affine_map<(d0) -> (d0 floordiv 64)>(%bx)
+    %lo = affine.apply affine_map<(d0) -> (d0 mod 64)>(%bx)
+    %v = memref.load %x[%hi, %lo, %tx] : memref<32x64x256xf32>
+    %q = arith.divui %bx, %c64 : index
+    %r = arith.remui %bx, %c64 : index
+    memref.store %v, %x[%q, %r, %tx] : memref<32x64x256xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// 2049 rows of a 2048-row reshape: the last block's row is (32, 0).
+func.func @collapsed_rows_past_end(%x: memref<32x64x256xf32>, %y: memref<2049xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c2049 = arith.constant 2049 : index
+  %rows = memref.collapse_shape %x [[0, 1], [2]] : memref<32x64x256xf32> into memref<2048x256xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2049, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    // expected-error @below {{unsafe_bounds: load of func @collapsed_rows_past_end / gpu.launch#0 / memref.load#0: index 0 lies in [0, 32], outside dimension 0 of size 32}}
+    %v = memref.load %rows[%bx, %tx] : memref<2048x256xf32>
+    memref.store %v, %y[%bx] : memref<2049xf32>
+    gpu.terminator
+  }
+  return
+}
