@@ -183,6 +183,12 @@ static uint64_t baseAlignment(Value memref, unsigned depth = 0) {
   // A view shares its source's aligned pointer; its offset is the layout's.
   if (auto subview = dyn_cast<memref::SubViewOp>(op))
     return baseAlignment(subview.getSource(), depth + 1);
+  // A reshape (a front end's view/reshape, bufferized) too, with the
+  // source's layout offset.
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(op))
+    return baseAlignment(expand.getSrc(), depth + 1);
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(op))
+    return baseAlignment(collapse.getSrc(), depth + 1);
   if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op))
     return std::max<uint64_t>(assume.getAlignment(),
                               baseAlignment(assume.getMemref(), depth + 1));
@@ -227,6 +233,10 @@ static uint64_t offsetDivisor(Value memref, unsigned depth = 0) {
     return offsetDivisor(cast.getSource(), depth + 1);
   if (auto assume = dyn_cast_or_null<memref::AssumeAlignmentOp>(op))
     return offsetDivisor(assume.getMemref(), depth + 1);
+  if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(op))
+    return offsetDivisor(expand.getSrc(), depth + 1);
+  if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(op))
+    return offsetDivisor(collapse.getSrc(), depth + 1);
   auto subview = dyn_cast_or_null<memref::SubViewOp>(op);
   if (!subview)
     return 1;

@@ -186,3 +186,33 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Through a reshape (a front end's view, bufferized): the expanded buffer
+// shares its source's aligned base and offset, so 8 x f16 per thread are
+// 16-byte vectors (before: "proven 1-byte aligned", refused).
+// (The vector load folds the reshape away: it reads the 2-D source.)
+// CHECK-LABEL: func.func @expanded_rows
+//       CHECK:   vector.load %{{.*}} {alignment = 16 : i64} : memref<8192x768xf16>, vector<8xf16>
+//       CHECK:   vector.store %{{.*}} {alignment = 16 : i64} : memref<64x128x768xf16>, vector<8xf16>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @expanded_rows(%x: memref<8192x768xf16>, %y: memref<64x128x768xf16>) {
+  %v = memref.expand_shape %x [[0, 1], [2]] output_shape [64, 128, 768] : memref<8192x768xf16> into memref<64x128x768xf16>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v : memref<64x128x768xf16>) outs(%y : memref<64x128x768xf16>) {
+  ^bb0(%a: f16, %b: f16):
+    %s = arith.addf %a, %a : f16
+    linalg.yield %s : f16
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1, 8, 256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %u, %h = transform.tirx.tile_to_threads %t elements_per_thread [1, 1, 8] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.tirx.vectorize %u width = 8 : !transform.any_op
+    transform.yield
+  }
+}
