@@ -118,8 +118,32 @@ bool tirx::worksOnTensors(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTensor);
 }
 
+/// Aggregate named ops (linalg.softmax) as the ops they stand for (max,
+/// exp, sum, divide as linalg.generic and linalg.fill on tensors), which the
+/// schedules take one by one.
+static llvm::Error decomposeAggregates(ModuleOp module) {
+  SmallVector<linalg::AggregatedOpInterface> aggregates;
+  module.walk([&](linalg::AggregatedOpInterface op) {
+    if (tirx::worksOnTensors(op))
+      aggregates.push_back(op);
+  });
+  for (linalg::AggregatedOpInterface op : aggregates) {
+    OpBuilder builder(op);
+    FailureOr<SmallVector<Value>> parts = op.decomposeOperation(builder);
+    if (failed(parts) || parts->size() != op->getNumResults())
+      return llvm::createStringError(
+          "%s does not decompose into the ops it stands for",
+          op->getName().getStringRef().str().c_str());
+    op->replaceAllUsesWith(*parts);
+    op->erase();
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error tirx::bufferizePayload(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
+  if (llvm::Error e = decomposeAggregates(module))
+    return e;
   // A tensor argument is a value: the kernel must not write it in place (it
   // would clobber the caller's input; the runner sees it as inout).
   module.walk([&](func::FuncOp func) {

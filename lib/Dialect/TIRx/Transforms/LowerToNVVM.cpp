@@ -23,7 +23,11 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -31,6 +35,7 @@
 #include "llvm/Support/Program.h"
 
 #include <atomic>
+#include <functional>
 #include <cstdlib>
 
 namespace mlir {
@@ -381,9 +386,64 @@ struct AlignWorkgroupBuffersPass
   }
 };
 
+/// A view `sinkViewsIntoLaunches` may clone into a launch: a pure view op
+/// whose operands are constants, function arguments or such views.
+static bool isSinkableView(Value v, unsigned depth = 0) {
+  if (depth > 16)
+    return false;
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return isa<BlockArgument>(v) &&
+           isa<FunctionOpInterface>(
+               cast<BlockArgument>(v).getOwner()->getParentOp());
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp,
+           memref::SubViewOp, memref::ReinterpretCastOp>(op))
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return isSinkableView(operand, depth + 1);
+  });
+}
+
+} // namespace
+
+void mlir::tirx::sinkViewsIntoLaunches(Operation *root) {
+  root->walk([](gpu::LaunchOp launch) {
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(launch.getBody(), above);
+    IRMapping map;
+    OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+    // Clones `v`'s view chain at the top of the launch (operands first).
+    std::function<Value(Value)> clone = [&](Value v) -> Value {
+      if (Value m = map.lookupOrNull(v))
+        return m;
+      Operation *op = v.getDefiningOp();
+      if (!op || (!op->hasTrait<OpTrait::ConstantLike>() &&
+                  !isa<MemRefType>(v.getType())))
+        return v; // a function argument stays a kernel argument
+      for (Value operand : op->getOperands())
+        clone(operand);
+      Operation *copy = b.clone(*op, map);
+      return copy->getResult(cast<OpResult>(v).getResultNumber());
+    };
+    for (Value v : above) {
+      if (!isa<MemRefType>(v.getType()) || !v.getDefiningOp() ||
+          v.getDefiningOp()->hasTrait<OpTrait::ConstantLike>() ||
+          !isSinkableView(v))
+        continue;
+      Value inside = clone(v);
+      replaceAllUsesInRegionWith(v, inside, launch.getBody());
+    }
+  });
+}
+
+namespace {
+
 struct SinkConstantsPass
     : public tirx::impl::TIRxSinkConstantsBase<SinkConstantsPass> {
   void runOnOperation() override {
+    tirx::sinkViewsIntoLaunches(getOperation());
     getOperation()->walk([](gpu::LaunchOp launch) {
       (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) {
         return op->hasTrait<OpTrait::ConstantLike>();

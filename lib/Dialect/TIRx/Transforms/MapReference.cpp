@@ -183,6 +183,10 @@ struct MapReferencePass
     if (failed(runPipeline(toGpu, module)))
       return signalPassFailure();
 
+    // A view of a buffer (a reshape) is read inside the kernel, not passed
+    // to it: the bundle passes the payload's buffers.
+    tirx::sinkViewsIntoLaunches(module);
+
     // convert-parallel-loops-to-gpu leaves what it cannot map in place.
     WalkResult left = module.walk([&](scf::ParallelOp loop) {
       loop.emitError() << "tirx-map-reference: this loop nest could not be "

@@ -53,6 +53,34 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// linalg.softmax (an aggregate named op, IREE's input form) is decomposed
+// into the ops it stands for before bufferization: a max over the row,
+// exp(x - max), their sum, the division; each a linalg op the schedules
+// take (tirx auto maps the result).
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: %[[X:[^:]+]]: memref<64x128xf32>, %[[Y:[^:]+]]: memref<64x128xf32>)
+// CHECK-NOT: linalg.softmax
+// CHECK: arith.maxnumf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK-NOT: linalg.softmax
+func.func @softmax(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %e = tensor.empty() : tensor<64x128xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<64x128xf32>) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["builtin.module"]} in %root : (!transform.any_op) -> !transform.any_op
+    %b = transform.tirx.bufferize %m : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Nothing to bufferize.
 // expected-note @below {{payload op:}}
 module {

@@ -91,6 +91,14 @@ void buildPrepareForNVVMPipeline(OpPassManager &pm);
 /// buildPrepareForNVVMPipeline.
 void buildReferencePreparePipeline(OpPassManager &pm);
 
+/// Moves the views a launch reads through (memref.collapse_shape,
+/// expand_shape, cast, subview and reinterpret_cast of the function's
+/// buffers, with constant or function-argument operands: a front end's
+/// reshape) into the launch, so that the kernel gets the buffer itself, not
+/// a view computed on the host (which a bundle cannot reproduce). Pure ops,
+/// cloned; the host's copies are left to DCE.
+void sinkViewsIntoLaunches(Operation *root);
+
 /// Whether the pass with this argument is one of TIRx's rewriting passes
 /// (every tirx- pass but the mapping of the reference and those that only
 /// read the payload).
