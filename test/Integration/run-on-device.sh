@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The GPU suite on the H200 in parts that each fit one device call (the tests
+# run one at a time: lit parallelism group cuda-device). From the repository
+# root, with build/bin/tirx-run, build/integration-bundles,
+# build/test/Integration, build/tirx-pack.tar.xz and .devtools/lit carried:
+#   bash test/Integration/run-on-device.sh PART [LIMIT_SECONDS]
+# PART: 1, 2 or 3 (together: every test), or a lit --filter regex.
+# Prints a PASS/FAIL line per test, the failures' checks, the slowest tests;
+# the whole log goes to ${OUT:-/tmp}/lit-PART.log.
+# Measured serial times on the H200 (2026-12-01): suite ~200 s, tune16
+# ~200 s, matmul16-wgmma ~90 s, tune + matmul16 ~70 s, counters 14 s,
+# tune-gpus 8 s, host 7 s, strict 7-10 s.
+set -u
+part=${1:?usage: run-on-device.sh PART [LIMIT_SECONDS]}
+limit=${2:-540}
+case $part in
+  1) filter='suite\.test|norms|recipes|saxpy|prime-saxpy|planted' ;;
+  2) filter='tune16|tune\.test|tune-gpus|host|counters|strict' ;;
+  3) filter='matmul16|dynamic|trust|worker' ;;
+  *) filter=$part ;;
+esac
+out=${OUT:-/tmp}
+mkdir -p /tmp/tirx-device && tar xJf build/tirx-pack.tar.xz -C /tmp/tirx-device
+log="$out/lit-${part//[^A-Za-z0-9]/_}.log"
+start=$(date +%s)
+timeout "$limit" env PYTHONPATH=.devtools/lit python3 -c \
+  'import lit.main; lit.main.main()' -v --time-tests \
+  --param tirx=/tmp/tirx-device/tirx-pack/bin/tirx build/test/Integration \
+  --filter "$filter" > "$log" 2>&1
+status=$?
+echo "part $part: exit $status after $(( $(date +%s) - start )) s (limit $limit)"
+grep -E "^(PASS|FAIL|UNSUPPORTED|XFAIL|XPASS|TIMEOUT):" "$log"
+grep -E "^FAILED |^check_feedback.py:|Error|error:" "$log" | cut -c1-300 | head -20
+grep -A12 "^Slowest Tests" "$log" | tail -n +3 | head -10
+exit $status
