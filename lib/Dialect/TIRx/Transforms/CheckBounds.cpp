@@ -721,6 +721,19 @@ private:
   unsigned numCols = 0;
 };
 
+/// Whether `v` is computed from a value read from memory (a gather's index:
+/// no range analysis can bound it).
+bool readFromMemory(Value v, unsigned depth = 0) {
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 16)
+    return false;
+  if (isa<memref::LoadOp, vector::LoadOp, vector::ExtractOp>(op))
+    return true;
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    return readFromMemory(operand, depth + 1);
+  });
+}
+
 /// The size (tirx.dims) of dimension `d` of `base`, a function's buffer
 /// argument, or "".
 std::string sizeOfBuffer(Value base, unsigned d) {
@@ -812,10 +825,18 @@ struct CheckBoundsPass
                       " of size " + std::to_string(extent);
           if (!problem.empty()) {
             // Report at the payload's op: the copy keeps its locations.
-            Refusal refusal(RefusalCode::unsafe_bounds,
-                            what + ": " + problem,
-                            "keep every index within its buffer: tile sizes "
-                            "that divide the extents, or guards on the tails");
+            bool gathered = readFromMemory(index);
+            if (gathered)
+              problem += " (the index is read from memory: a gather)";
+            Refusal refusal(
+                RefusalCode::unsafe_bounds, what + ": " + problem,
+                gathered
+                    ? "clamp the index read from memory to the buffer "
+                      "(arith.maxsi with 0, arith.minsi with the extent - 1) "
+                      "or guard the access with scf.if: its range is then "
+                      "proven"
+                    : "keep every index within its buffer: tile sizes "
+                      "that divide the extents, or guards on the tails");
             refusal.location = locationText(a.op->getLoc());
             reportRefusal(a.op->getContext(), refusal);
             emitError(a.op->getLoc())

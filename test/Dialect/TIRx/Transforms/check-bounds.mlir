@@ -329,3 +329,45 @@ func.func @collapsed_rows_past_end(%x: memref<32x64x256xf32>, %y: memref<2049xf3
   }
   return
 }
+
+// -----
+
+// A gather (an embedding lookup): the row index is read from memory, which
+// no range analysis bounds; the refusal says so (its hint: clamp or guard).
+func.func @gather(%w: memref<32000x1024xf32>, %ids: memref<4096xi32>, %y: memref<4096x1024xf32>) {
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096 = arith.constant 4096 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4096, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1024, %sy = %c1, %sz = %c1) {
+    %id = memref.load %ids[%bx] : memref<4096xi32>
+    %row = arith.index_cast %id : i32 to index
+    // expected-error @below {{unsafe_bounds: load of func @gather / gpu.launch#0 / memref.load#1: index 0 lies in [-2147483648, 2147483647], outside dimension 0 of size 32000 (the index is read from memory: a gather)}}
+    %v = memref.load %w[%row, %tx] : memref<32000x1024xf32>
+    memref.store %v, %y[%bx, %tx] : memref<4096x1024xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The same gather with its index clamped to [0, 31999]: proven.
+func.func @gather_clamped(%w: memref<32000x1024xf32>, %ids: memref<4096xi32>, %y: memref<4096x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096 = arith.constant 4096 : index
+  %c31999 = arith.constant 31999 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4096, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1024, %sy = %c1, %sz = %c1) {
+    %id = memref.load %ids[%bx] : memref<4096xi32>
+    %raw = arith.index_cast %id : i32 to index
+    %low = arith.maxsi %raw, %c0 : index
+    %row = arith.minsi %low, %c31999 : index
+    %v = memref.load %w[%row, %tx] : memref<32000x1024xf32>
+    memref.store %v, %y[%bx, %tx] : memref<4096x1024xf32>
+    gpu.terminator
+  }
+  return
+}
