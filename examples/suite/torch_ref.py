@@ -43,6 +43,7 @@ def table():
                         [((1000, 1000), F32)] * 2),
         "relu_4097": (t.relu, [((4097, 4097), F32)]),
         "rowsum": (lambda x: x.sum(dim=1), [((N, N), F32)]),
+        "argmax": (lambda x: tuple(torch.max(x, dim=1)), [((4096, 1024), F32)]),
         "softmax_named": (lambda x: torch.softmax(x, dim=1), [((4096, 4096), F32)]),
         "view_rowsum": (lambda x: x.view(-1, 4096).sum(dim=1), [((16, 512, 4096), F32)]),
         "rowsum_dynamic": (lambda x: x.sum(dim=1), [((N, N), F32)]),

@@ -382,6 +382,10 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   if (reduces)
     kind = chooseReduction(product(parallelExtents), product(reductionExtents),
                            parallelFirst);
+  // reduce_in_block and split_reduction combine one output; a reduction of
+  // several (an argmax's value and index) runs a thread per output.
+  if (reduces && op.outputs > 1 && parallelFirst)
+    kind = ReductionKind::PerThread;
   // A 4-D op's thread tile is as contiguous as a 3-D one's: vectors too.
   bool vectorizable =
       !reduces && op.contiguous && (n <= 3 || op.stage == Stage::Thread);
@@ -745,7 +749,8 @@ json::Object PayloadFacts::toJSON() const {
         {"promoted", op.promoted},
         {"contiguous", op.contiguous},
         {"tensor", op.tensor},
-        {"strided_input", op.stridedInput}});
+        {"strided_input", op.stridedInput},
+        {"outputs", op.outputs}});
   }
   json::Array loops;
   for (const StagedLoop &l : staged)
@@ -791,6 +796,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.contiguous = p->getBoolean("contiguous").value_or(true);
       op.tensor = p->getBoolean("tensor").value_or(false);
       op.stridedInput = p->getInteger("strided_input").value_or(-1);
+      op.outputs = p->getInteger("outputs").value_or(1);
       f.ops.push_back(std::move(op));
     }
   if (const json::Array *list = o->getArray("staged"))
@@ -926,6 +932,7 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
     if (linalgOp.getNumDpsInputs() > 0)
       f.inputType = elementTypeText(linalgOp.getDpsInputOperand(0)->get());
     f.tensor = linalgOp.hasPureTensorSemantics();
+    f.outputs = linalgOp.getNumDpsInits();
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();
     for (AffineMap map : linalgOp.getIndexingMapsArray()) {

@@ -266,12 +266,39 @@ TEST(AutoSteps, FactsRoundTripThroughJSON) {
   f.ops.back().elementBytes = 2;
   f.ops.back().elementType = "bf16";
   f.ops.back().stridedInput = 1;
+  f.ops.back().outputs = 2;
   auto back = PayloadFacts::fromJSON(json::Value(f.toJSON()));
   ASSERT_TRUE(back);
   ASSERT_EQ(back->ops.size(), 1u);
   EXPECT_EQ(back->ops[0].stage, Stage::Block);
   EXPECT_EQ(back->ops[0].elementBytes, 2u);
   EXPECT_EQ(back->ops[0].stridedInput, 1);
+  EXPECT_EQ(back->ops[0].outputs, 2);
   EXPECT_EQ(back->ops[0].reduction, (std::vector<bool>{false, true}));
+}
+
+TEST(AutoSteps, AReductionOfTwoOutputsRunsAThreadPerRow) {
+  // An argmax (value and index, 4096 rows of 1024): reduce_in_block and
+  // split_reduction combine one output, so a thread per row (auto stopped
+  // at reduce_in_block's refusal before).
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {4096, 1024}, {false, true}));
+  f.ops.back().outputs = 2;
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  EXPECT_NE(steps[0].why.find("a thread per output"), std::string::npos)
+      << steps[0].why;
+  const json::Object *params = steps[0].candidates[0].getObject("params");
+  ASSERT_TRUE(params);
+  const json::Array *sizes = params->getArray("tile_sizes");
+  ASSERT_TRUE(sizes && !sizes->empty());
+  EXPECT_GT(*(*sizes)[0].getAsInteger(), 1); // a block of rows, a thread each
+  // One output: a block per row, as before.
+  f.ops.back().outputs = 1;
+  steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_NE(steps[0].why.find("a block per output row"), std::string::npos)
+      << steps[0].why;
 }
 } // namespace

@@ -109,6 +109,7 @@ struct OpFacts {
   bool contiguous = true;  // every operand's innermost index is the last loop
   bool tensor = false;     // works on tensors
   int64_t stridedInput = -1; // the first input read across its rows (a transpose's)
+  int64_t outputs = 1;       // its results (an argmax has two)
 };
 
 /// A loop inside a block whose body stages tiles in shared memory
