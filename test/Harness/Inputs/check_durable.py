@@ -2,8 +2,9 @@
 the files under a workspace: each file renamed into place was fsync'd
 before the rename and its directory after it; each new file (a chained
 .jsonl, a directory entry) has its directory fsync'd after its creation;
-each append is fsync'd. Temporary files (renamed away) and the lock are
-not history. Prints a summary for FileCheck; exits 1 naming each lapse.
+each append is fsync'd; a later syncfs by the same process (tune's build
+processes: Workspace::setDurable, sync) covers all of that. Temporary
+files (renamed away) and the lock are not history. Prints a summary for FileCheck; exits 1 naming each lapse.
 
 usage: check_durable.py SYNCLOG WORKSPACE"""
 import os
@@ -21,11 +22,18 @@ def under(p):
 
 
 def later(i, pid, op, path):
-    return any(c == (pid, op, [path]) for c in calls[i + 1:])
+    """A later `op PATH` by the same process, or a later syncfs of the
+    workspace's filesystem (tune's build processes: one per build)."""
+    return any(c == (pid, op, [path]) or (c[0] == pid and c[1] == "syncfs")
+               for c in calls[i + 1:])
 
 
 def earlier(i, pid, op, path):
     return any(c == (pid, op, [path]) for c in calls[:i])
+
+
+def synced_after(i, pid):
+    return any(c[0] == pid and c[1] == "syncfs" for c in calls[i + 1:])
 
 
 lapses, renames, created, appends = [], 0, 0, 0
@@ -33,7 +41,7 @@ for i, (pid, op, args) in enumerate(calls):
     if op == "rename" and under(args[1]):
         renames += 1
         src, dst = args
-        if not earlier(i, pid, "fsync", src):
+        if not earlier(i, pid, "fsync", src) and not synced_after(i, pid):
             lapses.append((dst, "renamed into place from a file not fsync'd before"))
         if not later(i, pid, "fsync", os.path.dirname(dst)):
             lapses.append((dst, "renamed into place, its directory not fsync'd after"))

@@ -4,6 +4,7 @@
  *   PID create PATH        open(O_CREAT) of a file that did not exist
  *   PID append PATH        open(O_APPEND)
  *   PID fsync PATH         fsync/fdatasync (PATH from /proc/self/fd)
+ *   PID syncfs PATH        syncfs: the whole filesystem
  *   PID rename FROM TO
  * Every call goes on to libc's own. */
 #define _GNU_SOURCE
@@ -89,23 +90,31 @@ static void noteSync(int fd) {
   note("fsync", p, NULL);
 }
 
-int fsync(int fd) {
-  static int (*real)(int);
-  if (!real)
-    real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
-  int rc = real(fd);
-  if (rc == 0)
-    noteSync(fd);
-  return rc;
-}
+#define SYNC_LIKE(name)                                                        \
+  int name(int fd) {                                                           \
+    static int (*real)(int);                                                   \
+    if (!real)                                                                 \
+      real = (int (*)(int))dlsym(RTLD_NEXT, #name);                            \
+    int rc = real(fd);                                                         \
+    if (rc == 0)                                                               \
+      noteSync(fd);                                                            \
+    return rc;                                                                 \
+  }
+SYNC_LIKE(fsync)
+SYNC_LIKE(fdatasync)
 
-int fdatasync(int fd) {
+int syncfs(int fd) {
   static int (*real)(int);
   if (!real)
-    real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+    real = (int (*)(int))dlsym(RTLD_NEXT, "syncfs");
   int rc = real(fd);
-  if (rc == 0)
-    noteSync(fd);
+  char link[64], p[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, p, sizeof p - 1);
+  if (rc == 0 && n > 0) {
+    p[n] = 0;
+    note("syncfs", p, NULL);
+  }
   return rc;
 }
 
