@@ -20,6 +20,15 @@
 // submitted once more in a job of its own, and a second loss is the
 // candidate's outcome (`worker_lost`).
 //
+// Status comes from squeue, then sacct, their compressed array records
+// ("J_[2-5%2]") expanded to tasks. A call that fails or prints what does
+// not parse is no answer: no task is judged on it; it is retried with a
+// growing pause, and after SlurmOptions::statusRetries in a row the tune
+// stops. Tasks all left PENDING (none running, no result) for
+// SlurmOptions::pendingTimeout are cancelled and the tune stops with
+// Slurm's reason. The run directory goes into sbatch's --output with its
+// '%' doubled (slurm::filenamePattern).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Tune/Executor.h"
@@ -692,7 +701,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
             "--slurm-status-retries N allows more failures in a row");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(int64_t(
-          std::min(options.poll * (statusFailures + 1), 10.0) * 1000)));
+          std::min(options.poll * statusFailures, 10.0) * 1000)));
       continue;
     }
     statusFailures = 0;
