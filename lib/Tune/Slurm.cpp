@@ -326,15 +326,21 @@ json::Object SlurmExecutor::summary() const {
                       {"shared", runDir}};
 }
 
-void SlurmExecutor::cancelAll() {
+std::string SlurmExecutor::cancelAll() {
   if (live.empty())
-    return;
+    return "";
   std::vector<std::string> argv = {"scancel"};
   argv.insert(argv.end(), live.begin(), live.end());
-  std::string out, err;
-  capture(argv, runDir + "/scancel", out, err);
+  std::string out, err, ids;
+  int rc = capture(argv, runDir + "/scancel", out, err);
+  for (const std::string &j : live)
+    ids += " " + j;
   cancelled += unsigned(live.size());
   live.clear();
+  if (rc == 0)
+    return "";
+  return "scancel failed too (" + llvm::StringRef(err).trim().str() +
+         "): cancel them by hand, scancel" + ids;
 }
 
 llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned,
@@ -685,7 +691,7 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
       // Bounded retries with a growing pause (poll, 2 poll, ... at most
       // 10 s); then the tune stops, its open requests unrecorded.
       if (++statusFailures > options.statusRetries) {
-        cancelAll();
+        std::string notCancelled = cancelAll();
         size_t still = 0;
         for (Task &t : all)
           still += !t.result;
@@ -693,8 +699,9 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
             RefusalCode::runner_failed,
             "Slurm's job status could not be read " +
                 std::to_string(statusFailures) + " times in a row (last: " +
-                statusError + "); the tune's jobs were cancelled and its " +
-                std::to_string(still) +
+                statusError + "); the tune's jobs were cancelled" +
+                (notCancelled.empty() ? "" : " (" + notCancelled + ")") +
+                " and its " + std::to_string(still) +
                 " open measurement(s) not recorded (none counted as lost)",
             "check the controller (squeue, sinfo; slurmctld's log), then "
             "rerun the same command: the tune resumes (docs/scale-out.md); "
@@ -726,14 +733,15 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
         jobList += (jobList.empty() ? "" : ", ") + j;
       for (const std::string &r : reasons)
         reasonList += (reasonList.empty() ? "" : "; ") + r;
-      cancelAll();
+      std::string notCancelled = cancelAll();
       return refuse(
           RefusalCode::runner_failed,
           llvm::formatv("{0} task(s) of job {1} still PENDING after {2:f0} s "
-                        "with none running (Slurm's reason: {3}); cancelled",
+                        "with none running (Slurm's reason: {3}); cancelled{4}",
                         pending.size(), jobList, waited,
                         reasonList.empty() ? std::string("none given")
-                                           : reasonList)
+                                           : reasonList,
+                        notCancelled.empty() ? "" : " (" + notCancelled + ")")
               .str(),
           "see the reason in squeue's REASON column and sinfo: --partition "
           "and --gres must name what the cluster has; a busy queue needs a "

@@ -23,7 +23,8 @@ Test hooks, off unless set:
                            controller unreachable); N "always": every one;
   FAKE_SQUEUE_GARBAGE=N[@J] likewise, exit 0 with a line that does not parse;
   FAKE_SQUEUE_FORGETS=1    squeue knows no job (purged): only sacct does;
-  FAKE_SACCT_DISABLED=1    sacct: accounting storage is disabled."""
+  FAKE_SACCT_DISABLED=1    sacct: accounting storage is disabled;
+  FAKE_SCANCEL_FAIL=1      scancel fails (the controller unreachable)."""
 import json
 import os
 import pwd
@@ -225,6 +226,11 @@ def sacct(args):
 
 
 def scancel(args):
+    if os.environ.get("FAKE_SCANCEL_FAIL"):
+        sys.stderr.write("scancel: error: Kill job error on job id %s: Unable "
+                         "to contact slurm controller (connect failure)\n"
+                         % args[0])
+        return 1
     for a in args:
         j, _, k = a.partition("_")
         info = job(j)

@@ -170,7 +170,8 @@ private:
       bool oneAtATime);
   llvm::Error submit(std::vector<Task *> &tasks, bool pinned,
                      bool oneAtATime, const std::string &exclude = "");
-  void cancelAll();
+  /// scancel of every job that may still run; "" or what failed.
+  std::string cancelAll();
 
   Session &session;
   SlurmOptions options;
