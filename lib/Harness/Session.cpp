@@ -911,9 +911,9 @@ Expected<Result> Session::view(const std::string &version,
 }
 
 namespace {
-/// Lowers `text` into `dir` through a private directory renamed into place,
-/// so that a bundle directory, once there, is whole: one killed halfway
-/// leaves only its private directory behind. With `reuse`, a bundle already
+/// Lowers `text` into `dir` through a private directory renamed into place
+/// (then `dir`'s parent fsync'd), so that a bundle directory, once there,
+/// is whole: one killed halfway leaves only its private directory behind. With `reuse`, a bundle already
 /// there is kept.
 llvm::Error exportBundleWhole(MLIRContext &ctx, const std::string &text,
                               const std::string &name, const std::string &dir,
@@ -938,6 +938,10 @@ llvm::Error exportBundleWhole(MLIRContext &ctx, const std::string &text,
         return refuse(RefusalCode::io_error, "cannot put the bundle in " + dir);
     }
   }
+  // The rename on disk (the bundle's files were fsync'd as written).
+  std::string error;
+  if (!rt::syncParentDirectory(dir, error))
+    return refuse(RefusalCode::io_error, error);
   return llvm::Error::success();
 }
 } // namespace

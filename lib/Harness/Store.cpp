@@ -7,6 +7,7 @@
 #include "tirx/Harness/Store.h"
 #include "tirx/Dialect/TIRx/IR/TIRxAttrs.h"
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
+#include "tirx/Runtime/Files.h"
 #include "tirx/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -108,7 +109,8 @@ Read readRegular(const std::string &path, std::string &text,
 /// Replaces `path` with `text` so that readers see the old file or the new
 /// one: a fresh temporary file beside it (O_EXCL, O_NOFOLLOW: a planted
 /// symlink is not followed), fsync, rename (which replaces a symlink at
-/// `path` itself, never its target).
+/// `path` itself, never its target), fsync of the directory (the rename on
+/// disk). `durable` false skips both fsyncs (Workspace::setDurable).
 bool writeAtomically(const std::string &path, const std::string &text,
                      std::string &error, bool durable = true) {
   static std::atomic<unsigned> counter{0};
@@ -145,7 +147,7 @@ bool writeAtomically(const std::string &path, const std::string &text,
     ::unlink(tmp.c_str());
     return false;
   }
-  return true;
+  return !durable || ::tirx::runtime::syncParentDirectory(path, error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -508,8 +510,10 @@ std::optional<Workspace> Workspace::create(const std::string &dir,
   ChainHeads heads;
   for (const char *file : kChained)
     heads[file] = {0, 0, genesisOf(file, text)};
+  // The directory's own entry (and objects/'s) on disk too.
   if (!writeAtomically(dir + "/chain.json", headsText(heads), error) ||
-      !writeAtomically(dir + "/workspace.json", text, error))
+      !writeAtomically(dir + "/workspace.json", text, error) ||
+      !::tirx::runtime::syncParentDirectory(dir, error))
     return std::nullopt;
   return open(dir, error);
 }
@@ -870,6 +874,8 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
     h.lines += 1;
     h.bytes += int64_t(bytes.size());
     h.head = digestOf(line);
+    // Its directory is synced after chain.json's rename: that covers the
+    // entry of a file this append created.
     ok = writeAtomically(path("chain.json"), headsText(heads), error, durable);
   }
   if (!ok) {

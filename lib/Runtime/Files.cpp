@@ -30,6 +30,23 @@ bool readFile(const std::string &path, std::string &text, std::string &error) {
   return true;
 }
 
+bool syncParentDirectory(const std::string &path, std::string &error) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : path.substr(0, slash);
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    error = dir + ": cannot be opened to sync: " + std::strerror(errno);
+    return false;
+  }
+  bool ok = ::fsync(fd) == 0 || errno == EINVAL || errno == EROFS;
+  if (!ok)
+    error = dir + ": fsync failed: " + std::strerror(errno);
+  ::close(fd);
+  return ok;
+}
+
 bool writeFileAtomically(const std::string &path, const std::string &text,
                          std::string &error) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -61,7 +78,7 @@ bool writeFileAtomically(const std::string &path, const std::string &text,
     std::remove(tmp.c_str());
     return false;
   }
-  return true;
+  return syncParentDirectory(path, error); // the rename on disk
 }
 
 } // namespace runtime

@@ -8,6 +8,7 @@
 #include "Lines.h"
 
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
+#include "tirx/Runtime/Files.h"
 #include "tirx/Support/JSON.h"
 #include "tirx/Support/Refusal.h"
 
@@ -27,6 +28,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -253,10 +255,16 @@ llvm::Error mlir::tirx::appendLine(const std::string &path,
     ::close(fd);
     return refuse(RefusalCode::io_error, path + ": cannot lock");
   }
+  // The first line: the file is new, its directory entry synced too.
+  struct stat st;
+  bool fresh = ::fstat(fd, &st) == 0 && st.st_size == 0;
   bool ok = writeAll(fd, (line + "\n").str()) && ::fsync(fd) == 0;
   ::close(fd);
+  std::string error;
   if (!ok)
     return refuse(RefusalCode::io_error, path + ": write failed");
+  if (fresh && !::tirx::runtime::syncParentDirectory(path, error))
+    return refuse(RefusalCode::io_error, error);
   return llvm::Error::success();
 }
 

@@ -20,6 +20,15 @@
 // submitted once more in a job of its own, and a second loss is the
 // candidate's outcome (`worker_lost`).
 //
+// Status comes from squeue, then sacct, their compressed array records
+// ("J_[2-5%2]") expanded to tasks. A call that fails or prints what does
+// not parse is no answer: no task is judged on it; it is retried with a
+// growing pause, and after SlurmOptions::statusRetries in a row the tune
+// stops. Tasks all left PENDING (none running, no result) for
+// SlurmOptions::pendingTimeout are cancelled and the tune stops with
+// Slurm's reason. The run directory goes into sbatch's --output with its
+// '%' doubled (slurm::filenamePattern).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Tune/Executor.h"
@@ -118,26 +127,18 @@ llvm::Error copyTree(const std::string &from, const std::string &to) {
   return llvm::Error::success();
 }
 
-/// A Slurm command's '|'-separated lines: first field -> the others (at
-/// least two, "" where missing); none when it fails.
-std::map<std::string, std::vector<std::string>>
-table(const std::vector<std::string> &argv, const std::string &tmp) {
-  std::map<std::string, std::vector<std::string>> rows;
+/// A Slurm command's '|'-separated lines as its tasks' rows (a table only
+/// when it exited 0, or as statusAnswer says).
+slurm::StatusAnswer status(const std::vector<std::string> &argv,
+                           const std::string &tmp, unsigned fields) {
   std::string out, err;
-  if (capture(argv, tmp, out, err) != 0)
-    return rows;
-  llvm::SmallVector<llvm::StringRef> lines;
-  llvm::StringRef(out).split(lines, '\n', -1, false);
-  for (llvm::StringRef line : lines) {
-    llvm::SmallVector<llvm::StringRef> f;
-    line.split(f, '|');
-    std::vector<std::string> rest;
-    for (size_t i = 1; i < f.size(); ++i)
-      rest.push_back(f[i].trim().str());
-    rest.resize(std::max<size_t>(rest.size(), 2));
-    rows[f[0].trim().str()] = std::move(rest);
-  }
-  return rows;
+  int rc = capture(argv, tmp, out, err);
+  return slurm::statusAnswer(argv[0], rc, out, err, fields);
+}
+
+bool isNumber(llvm::StringRef s) {
+  return !s.empty() && s.size() <= 18 &&
+         s.find_first_not_of("0123456789") == llvm::StringRef::npos;
 }
 
 bool terminal(llvm::StringRef state) {
@@ -147,6 +148,136 @@ bool terminal(llvm::StringRef state) {
          !state.empty();
 }
 } // namespace
+
+llvm::Expected<std::vector<std::string>>
+slurm::expandJobIds(llvm::StringRef id) {
+  auto bad = [&](const std::string &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "job id \"" + id.str() + "\": " + why);
+  };
+  auto [job, task] = id.split('_');
+  if (!isNumber(job))
+    return bad("not a job id");
+  if (!id.contains('_'))
+    return std::vector<std::string>{job.str()};
+  if (isNumber(task))
+    return std::vector<std::string>{id.str()};
+  if (!task.consume_front("[") || !task.consume_back("]"))
+    return bad("neither a task nor a [list] of tasks");
+  // "%N": the array's throttle, not a task.
+  task = task.split('%').first;
+  if (task.empty())
+    return bad("an empty task list");
+  std::vector<std::string> ids;
+  llvm::SmallVector<llvm::StringRef> parts;
+  task.split(parts, ',');
+  for (llvm::StringRef part : parts) {
+    auto [range, step] = part.split(':');
+    auto [from, to] = range.split('-');
+    if (!range.contains('-'))
+      to = from;
+    uint64_t a = 0, b = 0, by = 1;
+    if (!isNumber(from) || !isNumber(to) || from.getAsInteger(10, a) ||
+        to.getAsInteger(10, b) || a > b ||
+        (part.contains(':') &&
+         (!isNumber(step) || step.getAsInteger(10, by) || by == 0)))
+      return bad("\"" + part.str() + "\" is not a task, a range a-b or a-b:step");
+    if ((b - a) / by + 1 > 100000 - ids.size())
+      return bad("more than 100000 tasks");
+    for (uint64_t k = a; k <= b; k += by)
+      ids.push_back(job.str() + "_" + std::to_string(k));
+  }
+  return ids;
+}
+
+llvm::Expected<std::map<std::string, slurm::StatusRow>>
+slurm::parseStatus(llvm::StringRef text, unsigned fields) {
+  std::map<std::string, StatusRow> rows;
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n', -1, false);
+  unsigned number = 0;
+  for (llvm::StringRef line : lines) {
+    ++number;
+    if (line.trim().empty())
+      continue;
+    auto bad = [&](const std::string &why) {
+      std::string shown = line.take_front(120).str();
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "line " + std::to_string(number) +
+                                         " (\"" + shown +
+                                         "\") does not parse: " + why);
+    };
+    // The last field (squeue's reason) may hold anything: the rest.
+    llvm::SmallVector<llvm::StringRef> f;
+    line.split(f, '|', int(fields) - 1);
+    if (f.size() < fields)
+      return bad(std::to_string(f.size()) + " field(s) where " +
+                 std::to_string(fields) + " were asked for");
+    StatusRow row;
+    row.state = f[1].trim().split(' ').first.str();
+    if (row.state.empty() ||
+        row.state.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") !=
+            std::string::npos)
+      return bad("\"" + f[1].trim().str() + "\" is not a job state");
+    if (fields > 2)
+      row.node = f[2].trim().str();
+    if (fields > 3)
+      row.reason = f[3].trim().str();
+    llvm::Expected<std::vector<std::string>> ids =
+        expandJobIds(f[0].trim());
+    if (!ids)
+      return bad(llvm::toString(ids.takeError()));
+    for (const std::string &id : *ids)
+      rows[id] = row;
+  }
+  return rows;
+}
+
+slurm::StatusAnswer slurm::statusAnswer(llvm::StringRef tool, int rc,
+                                        llvm::StringRef out,
+                                        llvm::StringRef err, unsigned fields) {
+  StatusAnswer a;
+  std::string said = err.trim().take_front(300).str();
+  if (rc != 0) {
+    if (tool == "squeue" && err.contains("Invalid job id specified")) {
+      a.ok = true; // the one job asked for is gone
+      return a;
+    }
+    a.disabled = tool == "sacct" && err.contains("accounting storage is disabled");
+    a.error = tool.str() + " failed (" +
+              (rc < 0 ? std::string("did not run")
+                      : "exit status " + std::to_string(rc)) +
+              ")" + (said.empty() ? "" : ": " + said);
+    return a;
+  }
+  llvm::Expected<std::map<std::string, StatusRow>> rows =
+      parseStatus(out, fields);
+  if (!rows) {
+    a.error = tool.str() + " printed what does not parse: " +
+              llvm::toString(rows.takeError());
+    return a;
+  }
+  a.ok = true;
+  a.rows = std::move(*rows);
+  return a;
+}
+
+llvm::Expected<std::string> slurm::filenamePattern(llvm::StringRef path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '\\' || (unsigned char)c < 0x20 || c == 0x7f)
+      return refuse(
+          RefusalCode::usage,
+          "the shared directory " + path.str() + " has a " +
+              (c == '\\' ? std::string("backslash")
+                          : std::string("control character")) +
+              ", which sbatch's --output pattern cannot carry (a backslash "
+              "turns off all of its %-expansions)",
+          "--shared DIR: a path without backslashes or control characters");
+    out += c == '%' ? std::string("%%") : std::string(1, c);
+  }
+  return out;
+}
 
 /// One measurement in flight.
 struct SlurmExecutor::Task {
@@ -195,20 +326,30 @@ json::Object SlurmExecutor::summary() const {
                       {"shared", runDir}};
 }
 
-void SlurmExecutor::cancelAll() {
+std::string SlurmExecutor::cancelAll() {
   if (live.empty())
-    return;
+    return "";
   std::vector<std::string> argv = {"scancel"};
   argv.insert(argv.end(), live.begin(), live.end());
-  std::string out, err;
-  capture(argv, runDir + "/scancel", out, err);
+  std::string out, err, ids;
+  int rc = capture(argv, runDir + "/scancel", out, err);
+  for (const std::string &j : live)
+    ids += " " + j;
   cancelled += unsigned(live.size());
   live.clear();
+  if (rc == 0)
+    return "";
+  return "scancel failed too (" + llvm::StringRef(err).trim().str() +
+         "): cancel them by hand, scancel" + ids;
 }
 
 llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned,
                                   bool oneAtATime, const std::string &exclude) {
   if (runDir.empty()) {
+    // Refused before anything is written: a path sbatch cannot carry.
+    if (llvm::Expected<std::string> p = slurm::filenamePattern(options.shared);
+        !p)
+      return p.takeError();
     // One directory per tune process: nothing of another run is reused.
     runDir = options.shared + "/run-" + std::to_string(getpid()) + "-" +
              std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
@@ -273,9 +414,13 @@ llvm::Error SlurmExecutor::submit(std::vector<Task *> &batch, bool pinned,
   std::string error;
   if (!rt::writeFileAtomically(dir + "/job.sh", script, error))
     return refuse(RefusalCode::internal, error);
+  // Slurm expands %j, %u, ... in --output: the path's own '%' doubled.
+  llvm::Expected<std::string> pattern = slurm::filenamePattern(dir);
+  if (!pattern)
+    return pattern.takeError();
   std::vector<std::string> argv = {
       "sbatch", "--parsable", "--job-name=tirx-tune",
-      "--output=" + dir + "/t%a/slurm.out",
+      "--output=" + *pattern + "/t%a/slurm.out",
       "--array=0-" + std::to_string(oneAtATime ? 0 : batch.size() - 1) +
           "%" + std::to_string(options.maxJobs)};
   if (!options.partition.empty())
@@ -326,15 +471,15 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
     if (llvm::Error e = submit(toSubmit, pinned, oneAtATime))
       return std::move(e);
 
-  // "J_K" -> {state, node}, from the last squeue
-  std::map<std::string, std::vector<std::string>> states;
+  // "J_K" -> its row, from the last squeue
+  std::map<std::string, slurm::StatusRow> states;
   auto lose = [&](Task &t, const std::string &why,
                   std::vector<Task *> &again) {
     if (t.attempts < 2) { // retried once, in another job
       t.lostWhy = why;
       // Its node: squeue's, else what the job wrote.
       auto s = states.find(t.job);
-      t.lostOn = s != states.end() ? s->second[1] : "";
+      t.lostOn = s != states.end() ? s->second.node : "";
       if (t.lostOn.empty())
         t.lostOn = llvm::StringRef(readText(t.dir + "/where")).split(' ').first.str();
       ++retried;
@@ -348,6 +493,10 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
     m.retried = t.lostWhy;
     t.result = std::move(m);
   };
+  // The pending deadline counts from the last sign of life: a submission,
+  // a task seen past PENDING, a result.
+  auto lastProgress = std::chrono::steady_clock::now();
+  unsigned statusFailures = 0; // squeue or sacct calls failed in a row
   while (true) {
     std::vector<Task *> open;
     for (Task &t : all)
@@ -365,15 +514,24 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
       break;
     }
     // Where each task stands: squeue (jobs the controller still holds),
-    // then sacct (finished ones, where accounting is kept).
+    // then sacct (finished ones, where accounting is kept). A call that
+    // fails or prints what does not parse tells nothing: no task is judged
+    // on it (known false), and it is retried.
     std::string ids;
     for (const std::string &j : live)
       ids += (ids.empty() ? "" : ",") + j;
     states.clear();
-    if (!ids.empty())
-      states = table({"squeue", "-h", "-t", "all", "-j", ids, "-o", "%i|%T|%N"},
-                     runDir + "/squeue");
-    std::vector<Task *> again;
+    bool known = true, progress = false;
+    std::string statusError;
+    if (!ids.empty()) {
+      slurm::StatusAnswer q =
+          status({"squeue", "-h", "-t", "all", "-j", ids, "-o", "%i|%T|%N|%r"},
+                 runDir + "/squeue", 4);
+      known = q.ok;
+      statusError = q.error;
+      states = std::move(q.rows);
+    }
+    std::vector<Task *> again, pending;
     bool needAccounting = false;
     for (Task *t : open) {
       std::string feedback = readText(t->dir + "/feedback." + t->slot + ".json");
@@ -439,13 +597,20 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
         m.attempts = t->attempts;
         m.retried = t->lostWhy;
         t->result = std::move(m);
+        progress = true;
         continue;
       }
+      if (!known)
+        continue;
       auto s = states.find(t->job);
       if (s != states.end()) {
-        const std::string &state = s->second[0], &on = s->second[1];
+        const std::string &state = s->second.state, &on = s->second.node;
+        if (state == "PENDING")
+          pending.push_back(t);
+        else
+          progress = true;
         if (!terminal(state))
-          t->unseen = 0; // seen running: the grace below counts from its end
+          t->unseen = 0; // seen queued or running: the grace counts from its end
         if (terminal(state)) {
           // A finished task's feedback may lag on a network filesystem.
           if (state == "COMPLETED" && ++t->unseen < 10)
@@ -457,40 +622,38 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
         }
         continue;
       }
-      // Not in squeue: pending as part of the array ("J_[...]"), or gone.
-      bool pending = false;
-      std::string job = llvm::StringRef(t->job).split('_').first.str();
-      for (const auto &[id, st] : states)
-        if (llvm::StringRef(id).starts_with(job + "_[") )
-          pending = true;
-      if (pending)
-        continue;
+      // Gone from the controller (or never there): accounting decides.
       if (++t->unseen >= 6)
         needAccounting = true;
     }
-    if (needAccounting) {
+    if (known && needAccounting) {
       // Gone from the controller: what accounting says, else lost.
-      std::map<std::string, std::vector<std::string>> acct;
+      slurm::StatusAnswer acct;
       if (!ids.empty())
-        acct = table({"sacct", "-n", "-P", "-X", "-j", ids, "-o", "JobID,State"},
-                     runDir + "/sacct");
+        acct = status({"sacct", "-n", "-P", "-X", "-j", ids, "-o", "JobID,State"},
+                      runDir + "/sacct", 2);
+      if (!acct.ok && !acct.disabled) {
+        known = false; // neither "finished" nor "lost" on a failed call
+        statusError = acct.error;
+      }
       for (Task *t : open)
-        if (!t->result && t->unseen >= 6 &&
+        if (known && !t->result && t->unseen >= 6 &&
             std::find(again.begin(), again.end(), t) == again.end()) {
-          auto a = acct.find(t->job);
-          // "CANCELLED by 0": the state's first word.
-          std::string state =
-              a != acct.end()
-                  ? llvm::StringRef(a->second[0]).split(' ').first.str()
-                  : "";
-          if (a != acct.end() && !terminal(state))
+          auto a = acct.rows.find(t->job);
+          std::string state = a != acct.rows.end() ? a->second.state : "";
+          if (a != acct.rows.end() && state == "PENDING")
+            pending.push_back(t);
+          else if (a != acct.rows.end())
+            progress = true;
+          if (a != acct.rows.end() && !terminal(state))
             continue;
           if (readText(t->dir + "/feedback." + t->slot + ".json").empty())
             lose(*t,
                  "job " + t->job + " " +
-                     (a != acct.end() ? state
-                                      : std::string("vanished (neither squeue "
-                                                    "nor sacct knows it)")) +
+                     (a != acct.rows.end()
+                          ? state
+                          : std::string("vanished (neither squeue "
+                                        "nor sacct knows it)")) +
                      " without a feedback",
                  again);
         }
@@ -502,13 +665,18 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
       for (Task *t : again)
         if (!t->lostOn.empty() && t->lostOn != "(null)")
           lost.insert(t->lostOn);
-      std::vector<std::string> sinfo = {"sinfo", "-h", "-N", "-o", "%N|"};
+      std::vector<std::string> sinfo = {"sinfo", "-h", "-N", "-o", "%N"};
       if (!options.partition.empty())
         sinfo.push_back("--partition=" + options.partition);
-      std::string exclude;
-      for (const auto &[name, rest] : table(sinfo, runDir + "/sinfo"))
-        if (!lost.count(name))
-          exclude = " "; // another node exists
+      std::string exclude, nodes, err;
+      // sinfo failing: no other node known, no --exclude.
+      if (capture(sinfo, runDir + "/sinfo", nodes, err) == 0) {
+        llvm::SmallVector<llvm::StringRef> names;
+        llvm::StringRef(nodes).split(names, '\n', -1, false);
+        for (llvm::StringRef name : names)
+          if (!name.trim().empty() && !lost.count(name.trim().str()))
+            exclude = " "; // another node exists
+      }
       if (!exclude.empty()) {
         exclude.clear();
         for (const std::string &n : lost)
@@ -516,7 +684,69 @@ SlurmExecutor::run(const std::vector<MeasureRequest> &requests, bool pinned,
       }
       if (llvm::Error e = submit(again, false, oneAtATime, exclude))
         return std::move(e);
+      lastProgress = std::chrono::steady_clock::now();
       continue;
+    }
+    if (!known) {
+      // Bounded retries with a growing pause (poll, 2 poll, ... at most
+      // 10 s); then the tune stops, its open requests unrecorded.
+      if (++statusFailures > options.statusRetries) {
+        std::string notCancelled = cancelAll();
+        size_t still = 0;
+        for (Task &t : all)
+          still += !t.result;
+        return refuse(
+            RefusalCode::runner_failed,
+            "Slurm's job status could not be read " +
+                std::to_string(statusFailures) + " times in a row (last: " +
+                statusError + "); the tune's jobs were cancelled" +
+                (notCancelled.empty() ? "" : " (" + notCancelled + ")") +
+                " and its " + std::to_string(still) +
+                " open measurement(s) not recorded (none counted as lost)",
+            "check the controller (squeue, sinfo; slurmctld's log), then "
+            "rerun the same command: the tune resumes (docs/scale-out.md); "
+            "--slurm-status-retries N allows more failures in a row");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(int64_t(
+          std::min(options.poll * statusFailures, 10.0) * 1000)));
+      continue;
+    }
+    statusFailures = 0;
+    auto now = std::chrono::steady_clock::now();
+    if (progress)
+      lastProgress = now;
+    double waited = std::chrono::duration<double>(now - lastProgress).count();
+    if (options.pendingTimeout > 0 && !pending.empty() &&
+        waited > options.pendingTimeout) {
+      // Nothing ran for that long, and Slurm keeps them queued: cancelled,
+      // with Slurm's reasons, rather than waited on for ever.
+      std::set<std::string> jobsPending, reasons;
+      for (Task *t : pending) {
+        jobsPending.insert(llvm::StringRef(t->job).split('_').first.str());
+        auto s = states.find(t->job);
+        if (s != states.end() && !s->second.reason.empty() &&
+            s->second.reason != "None")
+          reasons.insert(s->second.reason);
+      }
+      std::string jobList, reasonList;
+      for (const std::string &j : jobsPending)
+        jobList += (jobList.empty() ? "" : ", ") + j;
+      for (const std::string &r : reasons)
+        reasonList += (reasonList.empty() ? "" : "; ") + r;
+      std::string notCancelled = cancelAll();
+      return refuse(
+          RefusalCode::runner_failed,
+          llvm::formatv("{0} task(s) of job {1} still PENDING after {2:f0} s "
+                        "with none running (Slurm's reason: {3}); cancelled{4}",
+                        pending.size(), jobList, waited,
+                        reasonList.empty() ? std::string("none given")
+                                           : reasonList,
+                        notCancelled.empty() ? "" : " (" + notCancelled + ")")
+              .str(),
+          "see the reason in squeue's REASON column and sinfo: --partition "
+          "and --gres must name what the cluster has; a busy queue needs a "
+          "longer --slurm-pending-timeout S (0: no deadline); the same "
+          "command resumes the tune");
     }
     std::this_thread::sleep_for(
         std::chrono::milliseconds(int64_t(options.poll * 1000)));

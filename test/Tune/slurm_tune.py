@@ -12,7 +12,11 @@ The jobs run the stand-in runner (fake_runner.py: no GPU here). Scenarios:
   int      a tune interrupted (SIGINT) while its jobs run: it cancels them
            and stops; then the same command resumes and completes;
   nodevice the real tirx-run (beside tirx) in a job: its no-device path,
-           a clear refusal naming the job and node, nothing left queued.
+           a clear refusal naming the job and node, nothing left queued;
+  pending  jobs for a partition that is down: cancelled after
+           --slurm-pending-timeout with Slurm's reason (PartitionDown).
+All of them with a '%' in --shared ("shared%j"): passed to sbatch's
+--output as "%%", the output files land there.
 
 usage: slurm_tune.py TIRX SRC_ROOT OUT_DIR"""
 import json
@@ -97,6 +101,7 @@ MinJobAge=300
 KillWait=1
 NodeName={host} NodeAddr=127.0.0.1 CPUs={os.cpu_count()} State=UNKNOWN
 PartitionName=tirx Nodes={host} Default=YES MaxTime=INFINITE State=UP
+PartitionName=down Nodes={host} Default=NO MaxTime=INFINITE State=DOWN
 """)
         self.env = dict(os.environ, SLURM_CONF=self.conf)
         self.host = host
@@ -118,7 +123,7 @@ PartitionName=tirx Nodes={host} Default=YES MaxTime=INFINITE State=UP
         self.procs.append(subprocess.Popen(["slurmd", "-D", "-N", self.host],
                                            env=self.env, stdout=log, stderr=log))
         wait_for("the node to be idle", lambda: self.run(
-            ["sinfo", "-h", "-o", "%T"]).strip() == "idle", 30)
+            ["sinfo", "-h", "-p", "tirx", "-o", "%T"]).strip() == "idle", 30)
 
     def run(self, argv):
         r = subprocess.run(argv, env=self.env, capture_output=True, text=True)
@@ -145,13 +150,14 @@ PartitionName=tirx Nodes={host} Default=YES MaxTime=INFINITE State=UP
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def tune(cluster, ws, output, extra_env, budget, stand_in=True):
+def tune(cluster, ws, output, extra_env, budget, stand_in=True, extra=()):
     env = dict(cluster.env, **extra_env)
+    # A '%' in the shared directory: Slurm would expand "%j" in --output.
     return subprocess.Popen(
         [tirx, "tune", "v1", "--workspace", ws, "--budget", str(budget),
          "--batch", "3", "--top-k", "1", "--executor", "slurm", "--max-jobs", "2",
-         "--shared", os.path.join(out, "shared"), "--json"] +
-        (["--runner", runner] if stand_in else []),
+         "--shared", os.path.join(out, "shared%j"), "--json"] +
+        (["--runner", runner] if stand_in else []) + list(extra),
         env=env, stdout=open(output, "w"), stderr=subprocess.STDOUT)
 
 
@@ -217,6 +223,23 @@ try:
         rc, last["error"]["code"], last["error"]["message"].split(":")[0]))
     left = wait_for("no job left", lambda: not cluster.tasks() and ["none"], 20)
     print("nodevice: jobs left queued or running: %s" % left[0])
+
+    # Jobs that never start (their partition is down): cancelled after
+    # --slurm-pending-timeout, with Slurm's reason.
+    ws = os.path.join(out, "pending")
+    init(ws)
+    rc = tune(cluster, ws, os.path.join(out, "pending.jsonl"), {}, 3,
+              extra=["--partition", "down", "--slurm-pending-timeout", "2"]).wait(60)
+    last = json.loads(open(os.path.join(out, "pending.jsonl")).readlines()[-1])
+    print("pending: exit status %d, %s: %s" % (
+        rc, last["error"]["code"], last["error"]["message"]))
+    left = wait_for("no job left", lambda: not cluster.tasks() and ["none"], 20)
+    print("pending: jobs left queued or running: %s" % left[0])
+    outs = [os.path.relpath(os.path.join(d, f), out)
+            for d, _, fs in os.walk(os.path.join(out, "shared%j"))
+            for f in fs if f == "slurm.out"]
+    print("percent: %d slurm.out files under shared%%j, e.g. %s" % (
+        len(outs), sorted(outs)[0] if outs else "none"))
 finally:
     cluster.stop()
 print("done in %.0f s" % (time.time() - started))

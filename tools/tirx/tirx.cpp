@@ -78,7 +78,8 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
          [--seed N] [--db FILE] [--compile-only] [--jobs N] [--top-k K] [--batch N]
          [--measure worker|run] [--runner TIRX-RUN] [--counters] [--gpus all|0,1,...]
          [--executor slurm [--partition P] [--gres gpu:1] [--max-jobs N]
-                           [--shared DIR]]
+                           [--shared DIR] [--slurm-pending-timeout S]
+                           [--slurm-status-retries N]]
                                  search schedules from vN (each candidate a version),
                                  build them in parallel, screen each with tirx-run,
                                  check and time the best k in full, rank the leaders
@@ -86,7 +87,10 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  --counters: the best k also through Nsight
                                  Compute (docs/counters.md);
                                  --gpus: a worker per GPU; --executor slurm:
-                                 sbatch job arrays (docs/scale-out.md)
+                                 sbatch job arrays (docs/scale-out.md); jobs
+                                 left PENDING S s (default 3600) cancelled,
+                                 N failed squeue calls in a row (default 20)
+                                 stop the tune
   tune --kernels [the options of tune]
                                  a profiled workspace (tirx profile): its kernels
                                  tuned down the ranking, hottest first, each its
@@ -268,7 +272,8 @@ Expected<Result> tune(Session &s, const Invocation &inv) {
   for (auto [flag, field] :
        {std::pair{"--budget", &search.budget}, std::pair{"--top-k", &search.topK},
         std::pair{"--jobs", &options.jobs}, std::pair{"--batch", &search.batch},
-        std::pair{"--max-jobs", &options.slurm.maxJobs}})
+        std::pair{"--max-jobs", &options.slurm.maxJobs},
+        std::pair{"--slurm-status-retries", &options.slurm.statusRetries}})
     if (inv.has(flag)) {
       Expected<int64_t> n = intOption(inv, flag);
       if (!n)
@@ -282,12 +287,15 @@ Expected<Result> tune(Session &s, const Invocation &inv) {
         return n.takeError();
       *field = uint64_t(*n);
     }
-  if (inv.has("--time")) {
-    Expected<int64_t> n = intOption(inv, "--time");
-    if (!n)
-      return n.takeError();
-    search.seconds = double(*n);
-  }
+  for (auto [flag, field] :
+       {std::pair{"--time", &search.seconds},
+        std::pair{"--slurm-pending-timeout", &options.slurm.pendingTimeout}})
+    if (inv.has(flag)) {
+      Expected<int64_t> n = intOption(inv, flag);
+      if (!n)
+        return n.takeError();
+      *field = double(*n);
+    }
   if (inv.json)
     options.jsonLines = &llvm::outs();
   else if (llvm::errs().is_displayed())
@@ -502,7 +510,8 @@ int TIRX_MAIN(int argc, char **argv) {
       "--child-memory-mb", "--max-steps", "--peer", "-o", "--budget",
       "--time", "--db", "--jobs", "--top-k", "--batch", "--runner",
       "--measure", "--gpus", "--executor", "--partition", "--gres",
-      "--max-jobs", "--shared"};
+      "--max-jobs", "--shared", "--slurm-pending-timeout",
+      "--slurm-status-retries"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {

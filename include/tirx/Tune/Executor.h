@@ -84,8 +84,62 @@ struct SlurmOptions {
   std::string runner;     // tirx-run as the nodes see it
   double poll = 0.5;      // seconds between squeue calls
   double jobTimeout = 0;  // seconds a task may take (--time); 0: none
+  /// Seconds the open tasks may all stay PENDING, none running and no
+  /// result coming, before they are cancelled and the tune stops with
+  /// Slurm's reason (--slurm-pending-timeout); 0: no deadline.
+  double pendingTimeout = 3600;
+  /// squeue/sacct calls that may fail in a row (non-zero exit, output that
+  /// does not parse), retried with a growing pause, before the tune stops
+  /// (--slurm-status-retries). A failed call never counts as "no jobs".
+  unsigned statusRetries = 20;
   std::vector<std::string> extra; // more sbatch arguments
 };
+
+/// What Slurm's tools print, parsed (unit-tested on its own: SlurmTest.cpp).
+namespace slurm {
+
+/// A job id as squeue and sacct print it, as the ids of its tasks: "J" and
+/// "J_K" as they are; an array's tasks that are still one record,
+/// "J_[0-7%2]", "J_[1,3,5-7]", "J_[0-15:4]", expanded ("J_0", "J_1", ...;
+/// the throttle "%N" dropped). An error (a message, no refusal code) for
+/// anything else (at most 100000 tasks).
+llvm::Expected<std::vector<std::string>> expandJobIds(llvm::StringRef id);
+
+/// One task's row: its state (the first word: sacct's "CANCELLED by 0" is
+/// CANCELLED), node and pending reason where the command gives them.
+struct StatusRow {
+  std::string state, node, reason;
+};
+
+/// The lines of `squeue -h -o %i|%T|%N|%r` (`fields` 4; the reason is the
+/// rest of the line) or of `sacct -n -P -o JobID,State` (`fields` 2), one
+/// row per task (expandJobIds). An error naming the line for one that does
+/// not parse: too few fields, a bad id, a state that is not an upper-case
+/// word. Blank lines are skipped.
+llvm::Expected<std::map<std::string, StatusRow>>
+parseStatus(llvm::StringRef text, unsigned fields);
+
+/// How a squeue or sacct call ended: its table, or the reason it is not
+/// one. squeue asked for one job id the controller has purged exits 1 with
+/// "Invalid job id specified": that is an answer (no such job), not a
+/// failure; sacct on a cluster without accounting ("accounting storage is
+/// disabled") is `disabled`.
+struct StatusAnswer {
+  bool ok = false;       // `rows` is the answer
+  bool disabled = false; // sacct: no accounting here
+  std::map<std::string, StatusRow> rows;
+  std::string error; // what failed, for the report
+};
+StatusAnswer statusAnswer(llvm::StringRef tool, int rc, llvm::StringRef out,
+                          llvm::StringRef err, unsigned fields);
+
+/// `path` for an sbatch filename pattern (--output): '%' doubled ("%%",
+/// which Slurm reads as one '%', where "%j" would be the job id). An
+/// error for a backslash (Slurm then expands nothing, not even "%a") or a
+/// control character.
+llvm::Expected<std::string> filenamePattern(llvm::StringRef path);
+
+} // namespace slurm
 
 class SlurmExecutor : public Measurer {
 public:
@@ -116,7 +170,8 @@ private:
       bool oneAtATime);
   llvm::Error submit(std::vector<Task *> &tasks, bool pinned,
                      bool oneAtATime, const std::string &exclude = "");
-  void cancelAll();
+  /// scancel of every job that may still run; "" or what failed.
+  std::string cancelAll();
 
   Session &session;
   SlurmOptions options;
