@@ -54,6 +54,57 @@ bool tirx::ldmatrixCanLoad(Value view) {
   return alloc && alloc.getType().hasStaticShape();
 }
 
+FailureOr<tirx::MmaLayout> tirx::mmaLayout(linalg::MatmulOp matmul,
+                                           std::string &why) {
+  MmaLayout layout;
+  if (!matmul.hasUserDefinedMaps())
+    return layout;
+  SmallVector<AffineMap> maps = matmul.getIndexingMapsArray();
+  MLIRContext *ctx = matmul.getContext();
+  auto pair = [&](unsigned i, unsigned j) {
+    return AffineMap::get(3, 0,
+                          {getAffineDimExpr(i, ctx), getAffineDimExpr(j, ctx)},
+                          ctx);
+  };
+  // Loops (m, n, k) = (d0, d1, d2).
+  auto text = [](AffineMap map) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    map.print(os);
+    return s;
+  };
+  if (maps.size() != 3) {
+    why = "the matmul has " + std::to_string(maps.size()) + " indexing maps";
+    return failure();
+  }
+  if (maps[0] == pair(0, 2))
+    layout.transposeA = false;
+  else if (maps[0] == pair(2, 0))
+    layout.transposeA = true;
+  else {
+    why = "A's indexing map is " + text(maps[0]) +
+          " (a broadcast or other operand); mma.sync reads A as (m, k) or "
+          "(k, m)";
+    return failure();
+  }
+  if (maps[1] == pair(2, 1))
+    layout.transposeB = false;
+  else if (maps[1] == pair(1, 2))
+    layout.transposeB = true;
+  else {
+    why = "B's indexing map is " + text(maps[1]) +
+          " (a broadcast or other operand); mma.sync reads B as (k, n) or "
+          "(n, k)";
+    return failure();
+  }
+  if (maps[2] != pair(0, 1)) {
+    why = "C's indexing map is " + text(maps[2]) +
+          "; mma.sync writes C as (m, n)";
+    return failure();
+  }
+  return layout;
+}
+
 namespace {
 /// One warp's part of C = A * B, built inside the warps' forall: its
 /// fragments' rows and columns (PTX fragment layout: lane = 4 * group +
@@ -68,11 +119,15 @@ struct WarpTile {
   int64_t stepK;
   /// A and B loaded with ldmatrix (16-bit tiles in shared memory).
   bool ldmatrixA = false, ldmatrixB = false;
+  /// A held as (k, m), B as (n, k) (mmaLayout).
+  bool transposeA = false, transposeB = false;
   Value group, inGroup, rowBase, colC, colB;
   /// The warp's first row and column of C; for ldmatrix, the lane's row in
   /// a 16-row pair of 8x8 matrices (lane % 16) and its column (8 for the
-  /// lanes 16-31, which address the second pair).
-  Value rowWarp, colWarp, ldRow, ldCol;
+  /// lanes 16-31, which address the second pair). For a transposed A or
+  /// B: the lane's row in an 8x8 matrix (lane % 8), the matrix's column
+  /// (8 for lanes 8-15 and 24-31) and row (8 for lanes 16-31) offsets.
+  Value rowWarp, colWarp, ldRow, ldCol, ldRow8, ldColT, ldRowT;
   /// One constant of each value, at the top of the warp's body.
   llvm::DenseMap<int64_t, Value> constants;
 
@@ -106,6 +161,13 @@ struct WarpTile {
   Value load(Value buf, Value i, Value j) {
     return memref::LoadOp::create(rewriter, loc, buf, ValueRange{i, j});
   }
+  /// A[m, k] and B[k, n], whichever way the operands hold them.
+  Value loadA(Value m, Value k) {
+    return transposeA ? load(a, k, m) : load(a, m, k);
+  }
+  Value loadB(Value k, Value n) {
+    return transposeB ? load(b, n, k) : load(b, k, n);
+  }
   Value pack(ArrayRef<int64_t> shape, Type type, ArrayRef<Value> elems) {
     return vector::FromElementsOp::create(
         rewriter, loc, VectorType::get(shape, type), elems);
@@ -132,6 +194,11 @@ struct WarpTile {
     if (ldmatrixA || ldmatrixB) {
       ldRow = arith::RemUIOp::create(rewriter, loc, lane, cst(16));
       ldCol = mul(arith::DivUIOp::create(rewriter, loc, lane, cst(16)), 8);
+    }
+    if ((ldmatrixA && transposeA) || (ldmatrixB && transposeB)) {
+      ldRow8 = arith::RemUIOp::create(rewriter, loc, lane, cst(8));
+      ldColT = mul(arith::DivUIOp::create(rewriter, loc, ldRow, cst(8)), 8);
+      ldRowT = ldCol;
     }
   }
 
@@ -160,12 +227,12 @@ struct WarpTile {
     for (int64_t mi = 0; mi < tilesM; ++mi) {
       Value r0 = add(rowBase, mi * kMmaM), r1 = add(r0, 8);
       fragA.push_back(pack({4, 1}, f32,
-                           {load(a, r0, kA), load(a, r1, kA), load(a, r0, k4),
-                            load(a, r1, k4)}));
+                           {loadA(r0, kA), loadA(r1, kA), loadA(r0, k4),
+                            loadA(r1, k4)}));
     }
     for (int64_t ni = 0; ni < tilesN; ++ni) {
       Value col = add(colB, ni * kMmaN);
-      fragB.push_back(pack({2, 1}, f32, {load(b, kA, col), load(b, k4, col)}));
+      fragB.push_back(pack({2, 1}, f32, {loadB(kA, col), loadB(k4, col)}));
     }
   }
 
@@ -177,6 +244,16 @@ struct WarpTile {
     Type type = elementType(a);
     Value k2t = add(kk, mul(inGroup, 2));
     for (int64_t mi = 0; mi < tilesM; ++mi) {
+      if (ldmatrixA && transposeA) {
+        // A held as (k, m): the same four 8x8 matrices, transposed; lane l
+        // gives k row l % 8 + 8 (l / 16), m column 8 ((l % 16) / 8).
+        fragA.push_back(nvgpu::LdMatrixOp::create(
+            rewriter, loc, VectorType::get({4, 2}, type), a,
+            ValueRange{add(add(kk, ldRow8), ldRowT),
+                       add(add(rowWarp, mi * kMmaM), ldColT)},
+            /*transpose=*/true, /*numTiles=*/4));
+        continue;
+      }
       if (ldmatrixA) {
         // Four 8x8 matrices: rows 0-7 and 8-15 of k 0-7, then of k 8-15;
         // lane l gives row l % 16, column 8 (l / 16).
@@ -190,12 +267,36 @@ struct WarpTile {
       for (int64_t i = 0; i < 4; ++i) {
         Value row = add(rowBase, mi * kMmaM + 8 * (i % 2));
         Value col = add(k2t, 8 * (i / 2));
-        elems.push_back(load(a, row, col));
-        elems.push_back(load(a, row, add(col, 1)));
+        elems.push_back(loadA(row, col));
+        elems.push_back(loadA(row, add(col, 1)));
       }
       fragA.push_back(pack({4, 2}, type, elems));
     }
     for (int64_t ni = 0; ni < tilesN; ++ni) {
+      if (ldmatrixB && transposeB) {
+        // B held as (n, k), mma.sync's "col" B: 8x8 matrices of n rows, k
+        // columns, not transposed; lane l gives n row l % 8 (+ 8 (l / 16):
+        // the next fragment's, x4), k column 8 ((l % 16) / 8).
+        Value col = add(colWarp, ni * kMmaN);
+        Value kCol = add(kk, ldColT);
+        if (ni + 1 < tilesN) {
+          Value both = nvgpu::LdMatrixOp::create(
+              rewriter, loc, VectorType::get({4, 2}, type), b,
+              ValueRange{add(add(col, ldRow8), ldRowT), kCol},
+              /*transpose=*/false, /*numTiles=*/4);
+          for (int64_t half = 0; half < 2; ++half)
+            fragB.push_back(vector::ShuffleOp::create(
+                rewriter, loc, both, both,
+                ArrayRef<int64_t>{2 * half, 2 * half + 1}));
+          ++ni;
+          continue;
+        }
+        fragB.push_back(nvgpu::LdMatrixOp::create(
+            rewriter, loc, VectorType::get({2, 2}, type), b,
+            ValueRange{add(col, ldRow8), kCol}, /*transpose=*/false,
+            /*numTiles=*/2));
+        continue;
+      }
       if (ldmatrixB) {
         // Transposed: 8x8 matrices of k rows, n columns: k 0-7 and 8-15 of
         // this fragment's 8 columns, then (x4) of the next fragment's.
@@ -224,8 +325,8 @@ struct WarpTile {
       Value col = add(colB, ni * kMmaN);
       for (int64_t i = 0; i < 2; ++i) {
         Value row = add(k2t, 8 * i);
-        elems.push_back(load(b, row, col));
-        elems.push_back(load(b, add(row, 1), col));
+        elems.push_back(loadB(row, col));
+        elems.push_back(loadB(add(row, 1), col));
       }
       fragB.push_back(pack({2, 2}, type, elems));
     }
@@ -274,12 +375,16 @@ FailureOr<scf::ForallOp> tirx::useMma(RewriterBase &rewriter,
   auto typeC = dyn_cast<MemRefType>(c.getType());
   if (!typeA || !typeC || !typeA.hasStaticShape() || !typeC.hasStaticShape())
     return failure();
+  std::string why;
+  FailureOr<MmaLayout> layout = mmaLayout(matmul, why);
+  if (failed(layout) || typeA.getRank() != 2 || typeC.getRank() != 2)
+    return failure();
   int64_t stepK = mmaStepK(typeA.getElementType());
   if (!stepK ||
       !mmaAccumulatorFits(typeA.getElementType(), typeC.getElementType()))
     return failure();
   int64_t m = typeC.getShape()[0], n = typeC.getShape()[1],
-          k = typeA.getShape()[1];
+          k = typeA.getShape()[layout->transposeA ? 0 : 1];
   int64_t warpM = m / options.warpsM, warpN = n / options.warpsN;
 
   // The warps' forall; innermost (x) along N.
@@ -297,6 +402,8 @@ FailureOr<scf::ForallOp> tirx::useMma(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(forall.getBody());
   WarpTile warp(rewriter, loc, forall.getBody(), a, b, c, warpM / kMmaM,
                 warpN / kMmaN, stepK);
+  warp.transposeA = layout->transposeA;
+  warp.transposeB = layout->transposeB;
   warp.ldmatrixA = stepK == 16 && ldmatrixCanLoad(a);
   warp.ldmatrixB = stepK == 16 && ldmatrixCanLoad(b);
   warp.placeLane(forall.getInductionVar(0), forall.getInductionVar(1), warpM,
