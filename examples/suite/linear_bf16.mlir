@@ -1,4 +1,7 @@
-// torch: F.linear(x, w) (nn.Linear without bias: x @ w.t()), bf16 x [4096, 4096] and weight [4096, 4096] (out_features, in_features) -> f32 sums, as front ends emit it: linalg.matmul with B read as (n, k).
+// torch: F.linear(x, w) (nn.Linear, no bias: x @ w.t()), bf16 x [4096, 4096]
+// and weight [4096, 4096] (out_features, in_features), f32 sums, as front ends
+// emit it: linalg.matmul with B read as (n, k) (its own indexing maps), which
+// is mma.sync's native "col" B.
 func.func @forward(%x: tensor<4096x4096xbf16>, %w: tensor<4096x4096xbf16>) -> tensor<4096x4096xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4096x4096xf32>
