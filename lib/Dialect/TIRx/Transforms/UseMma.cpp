@@ -61,12 +61,12 @@ FailureOr<tirx::MmaLayout> tirx::mmaLayout(linalg::MatmulOp matmul,
     return layout;
   SmallVector<AffineMap> maps = matmul.getIndexingMapsArray();
   MLIRContext *ctx = matmul.getContext();
+  // Loops (m, n, k) = (d0, d1, d2); the map (d_i, d_j).
   auto pair = [&](unsigned i, unsigned j) {
     return AffineMap::get(3, 0,
                           {getAffineDimExpr(i, ctx), getAffineDimExpr(j, ctx)},
                           ctx);
   };
-  // Loops (m, n, k) = (d0, d1, d2).
   auto text = [](AffineMap map) {
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -77,25 +77,23 @@ FailureOr<tirx::MmaLayout> tirx::mmaLayout(linalg::MatmulOp matmul,
     why = "the matmul has " + std::to_string(maps.size()) + " indexing maps";
     return failure();
   }
-  if (maps[0] == pair(0, 2))
-    layout.transposeA = false;
-  else if (maps[0] == pair(2, 0))
-    layout.transposeA = true;
-  else {
-    why = "A's indexing map is " + text(maps[0]) +
-          " (a broadcast or other operand); mma.sync reads A as (m, k) or "
-          "(k, m)";
-    return failure();
-  }
-  if (maps[1] == pair(2, 1))
-    layout.transposeB = false;
-  else if (maps[1] == pair(1, 2))
-    layout.transposeB = true;
-  else {
-    why = "B's indexing map is " + text(maps[1]) +
-          " (a broadcast or other operand); mma.sync reads B as (k, n) or "
-          "(n, k)";
-    return failure();
+  // Operand `i` as (d_r, d_c), or transposed; anything else refused.
+  struct Form {
+    StringRef name, forms;
+    unsigned r, c;
+    bool *transposed;
+  };
+  Form forms[] = {{"A", "(m, k) or (k, m)", 0, 2, &layout.transposeA},
+                  {"B", "(k, n) or (n, k)", 2, 1, &layout.transposeB}};
+  for (auto [i, form] : llvm::enumerate(forms)) {
+    *form.transposed = maps[i] == pair(form.c, form.r);
+    if (maps[i] != pair(form.r, form.c) && !*form.transposed) {
+      why = (form.name + "'s indexing map is " + text(maps[i]) +
+             " (a broadcast or other operand); mma.sync reads " + form.name +
+             " as " + form.forms)
+                .str();
+      return failure();
+    }
   }
   if (maps[2] != pair(0, 1)) {
     why = "C's indexing map is " + text(maps[2]) +
