@@ -271,40 +271,25 @@ struct WarpTile {
       fragA.push_back(pack({4, 2}, type, elems));
     }
     for (int64_t ni = 0; ni < tilesN; ++ni) {
-      if (ldmatrixB && transposeB) {
-        // B held as (n, k), mma.sync's "col" B: 8x8 matrices of n rows, k
-        // columns, not transposed; lane l gives n row l % 8 (+ 8 (l / 16):
-        // the next fragment's, x4), k column 8 ((l % 16) / 8).
-        Value col = add(colWarp, ni * kMmaN);
-        Value kCol = add(kk, ldColT);
-        if (ni + 1 < tilesN) {
-          Value both = nvgpu::LdMatrixOp::create(
-              rewriter, loc, VectorType::get({4, 2}, type), b,
-              ValueRange{add(add(col, ldRow8), ldRowT), kCol},
-              /*transpose=*/false, /*numTiles=*/4);
-          for (int64_t half = 0; half < 2; ++half)
-            fragB.push_back(vector::ShuffleOp::create(
-                rewriter, loc, both, both,
-                ArrayRef<int64_t>{2 * half, 2 * half + 1}));
-          ++ni;
-          continue;
-        }
-        fragB.push_back(nvgpu::LdMatrixOp::create(
-            rewriter, loc, VectorType::get({2, 2}, type), b,
-            ValueRange{add(col, ldRow8), kCol}, /*transpose=*/false,
-            /*numTiles=*/2));
-        continue;
-      }
       if (ldmatrixB) {
-        // Transposed: 8x8 matrices of k rows, n columns: k 0-7 and 8-15 of
-        // this fragment's 8 columns, then (x4) of the next fragment's.
-        Value kRow = add(kk, ldRow);
+        // (k, n): 8x8 matrices of k rows, n columns, transposed: k 0-7 and
+        // 8-15 of this fragment's 8 columns, then (x4) of the next
+        // fragment's; lane l gives k row l % 16, n column 8 (l / 16).
+        // (n, k), mma.sync's "col" B: the same matrices held as n rows, k
+        // columns, not transposed; lane l gives n row l % 8 (+ 8 (l / 16),
+        // x4), k column 8 ((l % 16) / 8).
         Value col = add(colWarp, ni * kMmaN);
-        if (ni + 1 < tilesN) {
+        bool x4 = ni + 1 < tilesN;
+        SmallVector<Value, 2> at;
+        if (transposeB) {
+          Value row = add(col, ldRow8);
+          at = {x4 ? add(row, ldRowT) : row, add(kk, ldColT)};
+        } else
+          at = {add(kk, ldRow), x4 ? add(col, ldCol) : col};
+        if (x4) {
           Value both = nvgpu::LdMatrixOp::create(
-              rewriter, loc, VectorType::get({4, 2}, type), b,
-              ValueRange{kRow, add(col, ldCol)}, /*transpose=*/true,
-              /*numTiles=*/4);
+              rewriter, loc, VectorType::get({4, 2}, type), b, at,
+              /*transpose=*/!transposeB, /*numTiles=*/4);
           // Rows 0-1 and 2-3: a shuffle along the leading dimension (an
           // n-D vector.extract_strided_slice does not lower to LLVM).
           for (int64_t half = 0; half < 2; ++half)
@@ -315,8 +300,8 @@ struct WarpTile {
           continue;
         }
         fragB.push_back(nvgpu::LdMatrixOp::create(
-            rewriter, loc, VectorType::get({2, 2}, type), b,
-            ValueRange{kRow, col}, /*transpose=*/true, /*numTiles=*/2));
+            rewriter, loc, VectorType::get({2, 2}, type), b, at,
+            /*transpose=*/!transposeB, /*numTiles=*/2));
         continue;
       }
       SmallVector<Value> elems;
