@@ -66,6 +66,8 @@ def table():
         "matmul_bf16_odd": (t.matmul, [((1000, 1000), BF16)] * 2),
         "matmul_acc": (lambda a, b, c: c.addmm_(a, b), [((4096, 4096), F32)] * 3),
         "bmm_f16": (t.bmm, [((64, 2048, 128), F16), ((64, 128, 2048), F16)]),
+        # torch's nn.Linear in bf16 (cuBLAS sums in f32, returns bf16).
+        "linear_bf16": (F.linear, [((4096, 4096), BF16)] * 2),
         "linear_relu": (lambda x, w, b: t.relu(x @ w + b),
                         [((4096, 4096), F32), ((4096, 4096), F32), ((4096,), F32)]),
         "conv2d": (F.conv2d, [((32, 64, 58, 58), F32), ((64, 64, 3, 3), F32)]),

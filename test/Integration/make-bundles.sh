@@ -76,6 +76,11 @@ for recipe in "$ex"/recipes/*.json; do
   [ -f "$ex/$payload.mlir" ] && payload=$ex/$payload.mlir || payload=$ex/${payload%%-*}.mlir
   from_recipe "recipe-$(basename "$recipe" .json)" "$payload" "$recipe"
 done
+# A bf16 matmul with A held as (k, m) and B as (n, k) on the pipelined
+# mma.sync recipe (test/Integration/linear16.test).
+export_ref linear_ta_bf16-ref "$in/linear_ta_bf16.mlir"
+from_recipe recipe-linear_ta_bf16-pipeline "$in/linear_ta_bf16.mlir" \
+  "$ex/recipes/matmul_bf16-pipeline.json"
 # Small sizes, for test/Integration/host.test: each example's reference and
 # each recipe's schedule, both compared there with a host computation.
 small() { # name seed sed-arguments...

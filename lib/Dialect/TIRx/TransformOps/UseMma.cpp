@@ -52,6 +52,7 @@ std::string warpCountHint(int64_t extent, int64_t fragment) {
 /// fragments divide.
 DiagnosedSilenceableFailure checkOperands(TransformOpInterface self,
                                           linalg::MatmulOp matmul,
+                                          tirx::MmaLayout layout,
                                           ArrayRef<int64_t> warps) {
   Value a = matmul.getDpsInputOperand(0)->get();
   Value b = matmul.getDpsInputOperand(1)->get();
@@ -84,7 +85,8 @@ DiagnosedSilenceableFailure checkOperands(TransformOpInterface self,
   int64_t stepK = mmaStepK(elemA);
   ArrayRef<int64_t> shapeA = cast<MemRefType>(a.getType()).getShape();
   ArrayRef<int64_t> shapeC = cast<MemRefType>(c.getType()).getShape();
-  int64_t m = shapeC[0], n = shapeC[1], k = shapeA[1];
+  int64_t m = shapeC[0], n = shapeC[1],
+          k = shapeA[layout.transposeA ? 0 : 1];
   if (m % (warps[0] * kMmaM) != 0)
     return reject(self, matmul, RefusalCode::not_divisible,
                   Twine(warps[0]) + " warps of 16-row fragments do not divide "
@@ -103,17 +105,26 @@ DiagnosedSilenceableFailure checkOperands(TransformOpInterface self,
                       Twine(stepK));
   return DiagnosedSilenceableFailure::success();
 }
+
+/// `target` as a linalg.matmul on buffers, or null with `refusal` set.
+linalg::MatmulOp bufferMatmul(TransformOpInterface op, Operation *target,
+                              DiagnosedSilenceableFailure &refusal) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (!matmul || !matmul.hasPureBufferSemantics()) {
+    refusal = wrongTarget(op, target, "a linalg.matmul on buffers");
+    return nullptr;
+  }
+  return matmul;
+}
 } // namespace
 
 linalg::MatmulOp
 tirx::detail::plainMatmul(TransformOpInterface op, Operation *target,
                           StringRef transform,
                           DiagnosedSilenceableFailure &refusal) {
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics()) {
-    refusal = wrongTarget(op, target, "a linalg.matmul on buffers");
+  linalg::MatmulOp matmul = bufferMatmul(op, target, refusal);
+  if (!matmul)
     return nullptr;
-  }
   if (matmul.hasUserDefinedMaps()) {
     refusal = reject(op, target, RefusalCode::not_applicable,
                      "the matmul has its own indexing maps (a transposed or "
@@ -130,9 +141,16 @@ tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                            TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
   DiagnosedSilenceableFailure refusal = DiagnosedSilenceableFailure::success();
-  linalg::MatmulOp matmul = plainMatmul(self, target, "use_mma", refusal);
+  linalg::MatmulOp matmul = bufferMatmul(self, target, refusal);
   if (!matmul)
     return refusal;
+  // A transposed A or B (nn.Linear's x W^T) is a layout of the fragments.
+  std::string why;
+  FailureOr<tirx::MmaLayout> layout = tirx::mmaLayout(matmul, why);
+  if (failed(layout))
+    return reject(self, target, RefusalCode::not_applicable,
+                  why + "; use_mma takes C[m, n] += A[m, k] * B[k, n] with A "
+                        "as (m, k) or (k, m) and B as (k, n) or (n, k)");
   if (!insideMapping(target, MappingKind::Block))
     return reject(self, target, RefusalCode::bad_order,
                   "the target is not inside a forall mapped to blocks: "
@@ -144,7 +162,7 @@ tirx::UseMmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "executed by a whole warp",
                   "apply use_mma instead of tile_to_threads");
   if (DiagnosedSilenceableFailure check =
-          checkOperands(self, matmul, getWarps());
+          checkOperands(self, matmul, *layout, getWarps());
       !check.succeeded())
     return check;
   FailureOr<scf::ForallOp> forall = tirx::useMma(

@@ -54,6 +54,55 @@ bool tirx::ldmatrixCanLoad(Value view) {
   return alloc && alloc.getType().hasStaticShape();
 }
 
+FailureOr<tirx::MmaLayout> tirx::mmaLayout(linalg::MatmulOp matmul,
+                                           std::string &why) {
+  MmaLayout layout;
+  if (!matmul.hasUserDefinedMaps())
+    return layout;
+  SmallVector<AffineMap> maps = matmul.getIndexingMapsArray();
+  MLIRContext *ctx = matmul.getContext();
+  // Loops (m, n, k) = (d0, d1, d2); the map (d_i, d_j).
+  auto pair = [&](unsigned i, unsigned j) {
+    return AffineMap::get(3, 0,
+                          {getAffineDimExpr(i, ctx), getAffineDimExpr(j, ctx)},
+                          ctx);
+  };
+  auto text = [](AffineMap map) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    map.print(os);
+    return s;
+  };
+  if (maps.size() != 3) {
+    why = "the matmul has " + std::to_string(maps.size()) + " indexing maps";
+    return failure();
+  }
+  // Operand `i` as (d_r, d_c), or transposed; anything else refused.
+  struct Form {
+    StringRef name, forms;
+    unsigned r, c;
+    bool *transposed;
+  };
+  Form forms[] = {{"A", "(m, k) or (k, m)", 0, 2, &layout.transposeA},
+                  {"B", "(k, n) or (n, k)", 2, 1, &layout.transposeB}};
+  for (auto [i, form] : llvm::enumerate(forms)) {
+    *form.transposed = maps[i] == pair(form.c, form.r);
+    if (maps[i] != pair(form.r, form.c) && !*form.transposed) {
+      why = (form.name + "'s indexing map is " + text(maps[i]) +
+             " (a broadcast or other operand); mma.sync reads " + form.name +
+             " as " + form.forms)
+                .str();
+      return failure();
+    }
+  }
+  if (maps[2] != pair(0, 1)) {
+    why = "C's indexing map is " + text(maps[2]) +
+          "; mma.sync writes C as (m, n)";
+    return failure();
+  }
+  return layout;
+}
+
 namespace {
 /// One warp's part of C = A * B, built inside the warps' forall: its
 /// fragments' rows and columns (PTX fragment layout: lane = 4 * group +
@@ -68,11 +117,15 @@ struct WarpTile {
   int64_t stepK;
   /// A and B loaded with ldmatrix (16-bit tiles in shared memory).
   bool ldmatrixA = false, ldmatrixB = false;
+  /// A held as (k, m), B as (n, k) (mmaLayout).
+  bool transposeA = false, transposeB = false;
   Value group, inGroup, rowBase, colC, colB;
   /// The warp's first row and column of C; for ldmatrix, the lane's row in
   /// a 16-row pair of 8x8 matrices (lane % 16) and its column (8 for the
-  /// lanes 16-31, which address the second pair).
-  Value rowWarp, colWarp, ldRow, ldCol;
+  /// lanes 16-31, which address the second pair). For a transposed A or
+  /// B: the lane's row in an 8x8 matrix (lane % 8), the matrix's column
+  /// (8 for lanes 8-15 and 24-31) and row (8 for lanes 16-31) offsets.
+  Value rowWarp, colWarp, ldRow, ldCol, ldRow8, ldColT, ldRowT;
   /// One constant of each value, at the top of the warp's body.
   llvm::DenseMap<int64_t, Value> constants;
 
@@ -106,6 +159,13 @@ struct WarpTile {
   Value load(Value buf, Value i, Value j) {
     return memref::LoadOp::create(rewriter, loc, buf, ValueRange{i, j});
   }
+  /// A[m, k] and B[k, n], whichever way the operands hold them.
+  Value loadA(Value m, Value k) {
+    return transposeA ? load(a, k, m) : load(a, m, k);
+  }
+  Value loadB(Value k, Value n) {
+    return transposeB ? load(b, n, k) : load(b, k, n);
+  }
   Value pack(ArrayRef<int64_t> shape, Type type, ArrayRef<Value> elems) {
     return vector::FromElementsOp::create(
         rewriter, loc, VectorType::get(shape, type), elems);
@@ -132,6 +192,11 @@ struct WarpTile {
     if (ldmatrixA || ldmatrixB) {
       ldRow = arith::RemUIOp::create(rewriter, loc, lane, cst(16));
       ldCol = mul(arith::DivUIOp::create(rewriter, loc, lane, cst(16)), 8);
+    }
+    if ((ldmatrixA && transposeA) || (ldmatrixB && transposeB)) {
+      ldRow8 = arith::RemUIOp::create(rewriter, loc, lane, cst(8));
+      ldColT = mul(arith::DivUIOp::create(rewriter, loc, ldRow, cst(8)), 8);
+      ldRowT = ldCol;
     }
   }
 
@@ -160,12 +225,12 @@ struct WarpTile {
     for (int64_t mi = 0; mi < tilesM; ++mi) {
       Value r0 = add(rowBase, mi * kMmaM), r1 = add(r0, 8);
       fragA.push_back(pack({4, 1}, f32,
-                           {load(a, r0, kA), load(a, r1, kA), load(a, r0, k4),
-                            load(a, r1, k4)}));
+                           {loadA(r0, kA), loadA(r1, kA), loadA(r0, k4),
+                            loadA(r1, k4)}));
     }
     for (int64_t ni = 0; ni < tilesN; ++ni) {
       Value col = add(colB, ni * kMmaN);
-      fragB.push_back(pack({2, 1}, f32, {load(b, kA, col), load(b, k4, col)}));
+      fragB.push_back(pack({2, 1}, f32, {loadB(kA, col), loadB(k4, col)}));
     }
   }
 
@@ -177,6 +242,16 @@ struct WarpTile {
     Type type = elementType(a);
     Value k2t = add(kk, mul(inGroup, 2));
     for (int64_t mi = 0; mi < tilesM; ++mi) {
+      if (ldmatrixA && transposeA) {
+        // A held as (k, m): the same four 8x8 matrices, transposed; lane l
+        // gives k row l % 8 + 8 (l / 16), m column 8 ((l % 16) / 8).
+        fragA.push_back(nvgpu::LdMatrixOp::create(
+            rewriter, loc, VectorType::get({4, 2}, type), a,
+            ValueRange{add(add(kk, ldRow8), ldRowT),
+                       add(add(rowWarp, mi * kMmaM), ldColT)},
+            /*transpose=*/true, /*numTiles=*/4));
+        continue;
+      }
       if (ldmatrixA) {
         // Four 8x8 matrices: rows 0-7 and 8-15 of k 0-7, then of k 8-15;
         // lane l gives row l % 16, column 8 (l / 16).
@@ -190,22 +265,31 @@ struct WarpTile {
       for (int64_t i = 0; i < 4; ++i) {
         Value row = add(rowBase, mi * kMmaM + 8 * (i % 2));
         Value col = add(k2t, 8 * (i / 2));
-        elems.push_back(load(a, row, col));
-        elems.push_back(load(a, row, add(col, 1)));
+        elems.push_back(loadA(row, col));
+        elems.push_back(loadA(row, add(col, 1)));
       }
       fragA.push_back(pack({4, 2}, type, elems));
     }
     for (int64_t ni = 0; ni < tilesN; ++ni) {
       if (ldmatrixB) {
-        // Transposed: 8x8 matrices of k rows, n columns: k 0-7 and 8-15 of
-        // this fragment's 8 columns, then (x4) of the next fragment's.
-        Value kRow = add(kk, ldRow);
+        // (k, n): 8x8 matrices of k rows, n columns, transposed: k 0-7 and
+        // 8-15 of this fragment's 8 columns, then (x4) of the next
+        // fragment's; lane l gives k row l % 16, n column 8 (l / 16).
+        // (n, k), mma.sync's "col" B: the same matrices held as n rows, k
+        // columns, not transposed; lane l gives n row l % 8 (+ 8 (l / 16),
+        // x4), k column 8 ((l % 16) / 8).
         Value col = add(colWarp, ni * kMmaN);
-        if (ni + 1 < tilesN) {
+        bool x4 = ni + 1 < tilesN;
+        SmallVector<Value, 2> at;
+        if (transposeB) {
+          Value row = add(col, ldRow8);
+          at = {x4 ? add(row, ldRowT) : row, add(kk, ldColT)};
+        } else
+          at = {add(kk, ldRow), x4 ? add(col, ldCol) : col};
+        if (x4) {
           Value both = nvgpu::LdMatrixOp::create(
-              rewriter, loc, VectorType::get({4, 2}, type), b,
-              ValueRange{kRow, add(col, ldCol)}, /*transpose=*/true,
-              /*numTiles=*/4);
+              rewriter, loc, VectorType::get({4, 2}, type), b, at,
+              /*transpose=*/!transposeB, /*numTiles=*/4);
           // Rows 0-1 and 2-3: a shuffle along the leading dimension (an
           // n-D vector.extract_strided_slice does not lower to LLVM).
           for (int64_t half = 0; half < 2; ++half)
@@ -216,16 +300,16 @@ struct WarpTile {
           continue;
         }
         fragB.push_back(nvgpu::LdMatrixOp::create(
-            rewriter, loc, VectorType::get({2, 2}, type), b,
-            ValueRange{kRow, col}, /*transpose=*/true, /*numTiles=*/2));
+            rewriter, loc, VectorType::get({2, 2}, type), b, at,
+            /*transpose=*/!transposeB, /*numTiles=*/2));
         continue;
       }
       SmallVector<Value> elems;
       Value col = add(colB, ni * kMmaN);
       for (int64_t i = 0; i < 2; ++i) {
         Value row = add(k2t, 8 * i);
-        elems.push_back(load(b, row, col));
-        elems.push_back(load(b, add(row, 1), col));
+        elems.push_back(loadB(row, col));
+        elems.push_back(loadB(add(row, 1), col));
       }
       fragB.push_back(pack({2, 2}, type, elems));
     }
@@ -274,12 +358,16 @@ FailureOr<scf::ForallOp> tirx::useMma(RewriterBase &rewriter,
   auto typeC = dyn_cast<MemRefType>(c.getType());
   if (!typeA || !typeC || !typeA.hasStaticShape() || !typeC.hasStaticShape())
     return failure();
+  std::string why;
+  FailureOr<MmaLayout> layout = mmaLayout(matmul, why);
+  if (failed(layout) || typeA.getRank() != 2 || typeC.getRank() != 2)
+    return failure();
   int64_t stepK = mmaStepK(typeA.getElementType());
   if (!stepK ||
       !mmaAccumulatorFits(typeA.getElementType(), typeC.getElementType()))
     return failure();
   int64_t m = typeC.getShape()[0], n = typeC.getShape()[1],
-          k = typeA.getShape()[1];
+          k = typeA.getShape()[layout->transposeA ? 0 : 1];
   int64_t warpM = m / options.warpsM, warpN = n / options.warpsN;
 
   // The warps' forall; innermost (x) along N.
@@ -297,6 +385,8 @@ FailureOr<scf::ForallOp> tirx::useMma(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(forall.getBody());
   WarpTile warp(rewriter, loc, forall.getBody(), a, b, c, warpM / kMmaM,
                 warpN / kMmaN, stepK);
+  warp.transposeA = layout->transposeA;
+  warp.transposeB = layout->transposeB;
   warp.ldmatrixA = stepK == 16 && ldmatrixCanLoad(a);
   warp.ldmatrixB = stepK == 16 && ldmatrixCanLoad(b);
   warp.placeLane(forall.getInductionVar(0), forall.getInductionVar(1), warpM,

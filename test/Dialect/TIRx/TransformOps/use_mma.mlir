@@ -144,6 +144,90 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// nn.Linear's x W^T: B given as (n, k) (mma.sync's "col" B). f32 (tf32):
+// A's fragments as before, B's two registers from row g of the (n, k)
+// tile, columns kk + t and kk + t + 4.
+// CHECK-LABEL: func.func @matmul_tb
+//   CHECK-NOT:   linalg.matmul
+//       CHECK:   scf.for %{{.*}} = %c0{{.*}} to %c16 step %c8
+//  CHECK-COUNT-4:  memref.load %{{.*}} : memref<32x16xf32, strided<[16, 1], offset: ?>>
+//       CHECK:     vector.from_elements {{.*}} : vector<4x1xf32>
+//  CHECK-COUNT-8:  memref.load %{{.*}} : memref<32x16xf32, strided<[16, 1], offset: ?>>
+//  CHECK-COUNT-4:  nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
+func.func @matmul_tb(%A: memref<64x16xf32>, %B: memref<64x16xf32>, %C: memref<64x64xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%A, %B : memref<64x16xf32>, memref<64x16xf32>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %w = transform.tirx.use_mma %t warps [2, 1] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// bf16 with both operands transposed (A as (k, m), B as (n, k)), staged in
+// shared memory with rows padded by 8: A from ldmatrix x4 transposed, B
+// (k-contiguous rows) two fragments at a time from ldmatrix x4 not
+// transposed.
+// CHECK-LABEL: func.func @matmul_ldmatrix_ta_tb
+//       CHECK:   scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c16
+//       CHECK:     nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<32x32xbf16, strided<[40, 1]>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+//       CHECK:     %[[BOTH:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<32x32xbf16, strided<[40, 1]>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+//       CHECK:     vector.shuffle %[[BOTH]], %[[BOTH]] [0, 1]
+//       CHECK:     vector.shuffle %[[BOTH]], %[[BOTH]] [2, 3]
+//  CHECK-COUNT-4:  nvgpu.mma.sync
+//   CHECK-NOT:     memref.load {{.*}}bf16
+func.func @matmul_ldmatrix_ta_tb(%A: memref<32x64xbf16>, %B: memref<64x32xbf16>, %C: memref<64x64xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%A, %B : memref<32x64xbf16>, memref<64x32xbf16>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %p = transform.tirx.promote_to_shared %t operands [0, 1] {padding = 8} : (!transform.any_op) -> !transform.any_op
+    %w = transform.tirx.use_mma %p warps [2, 1] : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A transposed K: K is A's first extent. K = 24 with bf16 is refused.
+func.func @ta_k(%A: memref<24x32xbf16>, %B: memref<24x32xbf16>, %C: memref<32x32xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                 affine_map<(m, n, k) -> (k, n)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%A, %B : memref<24x32xbf16>, memref<24x32xbf16>)
+                outs(%C : memref<32x32xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [32, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_divisible: K = 24 is not a multiple of 16}}
+    // expected-note @below {{hint:}}
+    %w = transform.tirx.use_mma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Refused: not a matmul.
 #id = affine_map<(d0) -> (d0)>
 func.func @generic(%x: memref<64xf32>) {
@@ -327,20 +411,41 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: a transposed operand (the matmul's own indexing maps).
-func.func @transposed(%A: memref<16x64xf32>, %B: memref<16x64xf32>, %C: memref<64x64xf32>) {
+// Refused: a broadcast operand (A a vector along k), named by its map.
+func.func @broadcast(%A: memref<16xf32>, %B: memref<16x64xf32>, %C: memref<64x64xf32>) {
   // expected-note @below {{linalg.matmul#0}}
-  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k)>,
                                  affine_map<(m, n, k) -> (k, n)>,
                                  affine_map<(m, n, k) -> (m, n)>]
-                ins(%A, %B : memref<16x64xf32>, memref<16x64xf32>)
+                ins(%A, %B : memref<16xf32>, memref<16x64xf32>)
                 outs(%C : memref<64x64xf32>)
   return
 }
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_applicable: the matmul has its own indexing maps}}
+    // expected-error @below {{not_applicable: A's indexing map is (d0, d1, d2) -> (d2) (a broadcast or other operand); mma.sync reads A as (m, k) or (k, m); use_mma takes C[m, n] += A[m, k] * B[k, n] with A as (m, k) or (k, m) and B as (k, n) or (n, k)}}
+    %w = transform.tirx.use_mma %m : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: B broadcast along n (a (k) vector).
+func.func @broadcast_b(%A: memref<64x16xf32>, %B: memref<16xf32>, %C: memref<64x64xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%A, %B : memref<64x16xf32>, memref<16xf32>)
+                outs(%C : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_applicable: B's indexing map is (d0, d1, d2) -> (d2) (a broadcast or other operand); mma.sync reads B as (k, n) or (n, k)}}
     %w = transform.tirx.use_mma %m : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

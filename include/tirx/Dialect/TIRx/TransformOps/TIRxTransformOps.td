@@ -442,9 +442,9 @@ def TIRx_UseMmaOp : TIRx_TransformOp<"use_mma", "linalg.matmul", [{
     "properties": {"warps": {"type": "array", "minItems": 2, "maxItems": 2,
       "items": {"type": "integer", "minimum": 1, "maximum": 32}, "default": [1, 1],
       "description": "warps per block along M and N (at most 32 in all); map_to_gpu then needs block_dims [32 * warps[0] * warps[1]]"}}},
-   "preconditions": ["the target is a linalg.matmul on buffers (no transposed or broadcast maps) inside a forall mapped to blocks, not yet split among threads",
-                     "A, B and C are static memrefs of f32 (multiplied as tf32 by the tensor cores)",
-                     "warps[0] * 16 divides M, warps[1] * 8 divides N and 8 divides K"]}
+   "preconditions": ["the target is a linalg.matmul on buffers inside a forall mapped to blocks, not yet split among threads; A held as (m, k) or (k, m), B as (k, n) or (n, k) (nn.Linear's x W^T), C as (m, n): no broadcast maps",
+                     "A, B and C are static memrefs: A and B both f32 (multiplied as tf32 by the tensor cores), both f16 or both bf16; C f32 (or f16 for f16 A and B)",
+                     "warps[0] * 16 divides M, warps[1] * 8 divides N and the step (8 for f32, 16 for f16 and bf16) divides K"]}
 }]> {
   let summary = "Compute a block's matmul tile on the tensor cores (mma.sync)";
   let description = [{
@@ -455,6 +455,14 @@ def TIRx_UseMmaOp : TIRx_TransformOp<"use_mma", "linalg.matmul", [{
     `nvgpu.mma.sync` (shape 16x8x8, `tf32Enabled`), reusing each A and B
     fragment across the fragments that need it, and stores C once. Each lane
     loads the elements the PTX fragment layout gives it (from `gpu.lane_id`).
+    f16 and bf16 operands take 16x8x16 steps; their tiles staged in shared
+    memory with 16-byte aligned rows are loaded with `nvgpu.ldmatrix`.
+
+    A and B may be transposed (the matmul's indexing maps): A held as
+    `(k, m)`, B as `(n, k)`, as front ends emit `nn.Linear`'s `x W^T`. An
+    `(n, k)` B is mma.sync's native "col" B: its fragments come from
+    k-contiguous rows, by `ldmatrix` without `.trans` (a `(k, n)` B takes
+    `.trans`); a `(k, m)` A takes `.trans` (an `(m, k)` A does not).
 
     The products are tf32 (10 mantissa bits), the sums f32: results differ
     from an f32 reference by about 1e-3 relative. The bundle records this
@@ -468,9 +476,10 @@ def TIRx_UseMmaOp : TIRx_TransformOp<"use_mma", "linalg.matmul", [{
     #### Return modes
 
     Consumes the target; produces the warps' `scf.forall`. Refuses with
-    `not_applicable` (not a linalg.matmul on buffers, or one with its own
-    indexing maps), `bad_order` (not inside a block mapping, or already
-    split among threads), `unsupported_type` (not static f32 memrefs) or
+    `not_applicable` (not a linalg.matmul on buffers, or maps other than
+    the transposes above: a broadcast operand, the refusal names its map),
+    `bad_order` (not inside a block mapping, or already split among
+    threads), `unsupported_type` (not static memrefs of the types above) or
     `not_divisible` (a warp tile that is not made of whole 16x8x8 steps;
     the hint lists warp counts that fit).
   }];

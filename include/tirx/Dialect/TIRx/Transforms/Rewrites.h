@@ -186,6 +186,18 @@ bool mmaAccumulatorFits(Type operand, Type accumulator);
 /// offset and row stride, each a multiple of 8 elements).
 bool ldmatrixCanLoad(Value view);
 
+/// How a linalg.matmul holds its operands for mma.sync: A as (m, k) or,
+/// transposed, (k, m); B as (k, n) or, transposed, (n, k) (nn.Linear's
+/// x W^T: mma.sync's native "col" B); C as (m, n).
+struct MmaLayout {
+  bool transposeA = false, transposeB = false;
+};
+
+/// The layout of `matmul`'s indexing maps (its default maps: neither
+/// transposed), or failure with `why` set: a broadcast operand, a
+/// permuted C, operands not of rank 2.
+FailureOr<MmaLayout> mmaLayout(linalg::MatmulOp matmul, std::string &why);
+
 struct UseMmaOptions {
   /// Warps along M and N.
   int64_t warpsM = 1, warpsN = 1;
@@ -195,11 +207,13 @@ struct UseMmaOptions {
 /// part of C with nvgpu.mma.sync (16x8x8 steps on tf32 from f32 operands,
 /// 16x8x16 on f16 or bf16 ones) in registers. A 16-bit operand that
 /// ldmatrixCanLoad (a tile staged in shared memory) is loaded with
-/// nvgpu.ldmatrix (A: x4; B: x4 transposed, two fragments at once), any
-/// other element by element. Returns the warps' forall.
+/// nvgpu.ldmatrix (A: x4; B: x4 transposed, two fragments at once; a
+/// transposed A transposed, a transposed B, k-contiguous rows, not), any
+/// other element by element. The operands may be transposed (mmaLayout).
+/// Returns the warps' forall.
 ///
 /// Assumes (use_mma checks them): `matmul` is on static memrefs with the
-/// default maps, A and B of one type that mmaStepK takes, C of one that
+/// maps mmaLayout takes, A and B of one type that mmaStepK takes, C of one that
 /// mmaAccumulatorFits, inside a forall mapped to blocks and not to threads;
 /// M is a multiple of warpsM * 16, N of warpsN * 8, K of mmaStepK.
 FailureOr<scf::ForallOp> useMma(RewriterBase &rewriter, linalg::MatmulOp matmul,
