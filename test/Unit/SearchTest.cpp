@@ -495,6 +495,44 @@ TEST(TuneSpace, TheFirstAlternativesAreTheAutomaticSchedules) {
   EXPECT_EQ(c->alternatives.front().getString("transform"), "vectorize");
 }
 
+TEST(TuneSpace, ThreadTilesBlockedAndCyclic) {
+  // A row of 8192 f32 in a block: auto's [1, 8] in runs of 4 first; the
+  // space has each count blocked and, with several vectors a thread,
+  // cyclic (chunk: the vector's width).
+  PayloadFacts facts;
+  OpFacts op;
+  op.name = "linalg.generic";
+  op.extents = {1, 8192};
+  op.reduction = {false, false};
+  op.elementType = "f32";
+  op.stage = Stage::Block;
+  facts.ops.push_back(op);
+  std::optional<Choice> c = nextChoice(facts, {});
+  ASSERT_TRUE(c);
+  const json::Object *first = c->alternatives.front().getObject("params");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->getInteger("chunk"), 4);
+  int cyclic = 0, blocked8 = 0;
+  for (const json::Object &a : c->alternatives) {
+    EXPECT_TRUE(schemaDeclares(a));
+    const json::Object *p = a.getObject("params");
+    if (!p || a.getString("transform") != "tile_to_threads")
+      continue;
+    const json::Array *per = p->getArray("elements_per_thread");
+    ASSERT_TRUE(per);
+    int64_t inner = *per->back().getAsInteger();
+    if (std::optional<int64_t> chunk = p->getInteger("chunk")) {
+      ++cyclic;
+      EXPECT_EQ(*chunk, 4);
+      EXPECT_GT(inner, 4);
+    } else if (inner == 8) {
+      ++blocked8;
+    }
+  }
+  EXPECT_GE(cyclic, 2); // 8 and 16 a thread at least
+  EXPECT_EQ(blocked8, 1);
+}
+
 TEST(TuneSpace, AStridedBlockMayStageItsInputInSharedMemory) {
   // A transpose in a block: before its threads, an optional decision auto
   // does not make (skip first, so genome 0 stays the automatic schedule).
