@@ -929,10 +929,20 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       f.extents.push_back(e > 0 ? e : -1);
     for (utils::IteratorType it : linalgOp.getIteratorTypesArray())
       f.reduction.push_back(it == utils::IteratorType::reduction);
+    // The widest element a vector along the innermost loop carries: an
+    // input that does not vary along it (a row's f32 statistic beside bf16
+    // rows) is read once and broadcast, as vectorize treats it.
     unsigned widest = 0;
-    for (Value v : op->getOperands())
-      if (isa<ShapedType>(v.getType()))
-        widest = std::max(widest, bytesOf(v.getType()));
+    unsigned innermost = linalgOp.getNumLoops();
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<ShapedType>(operand.get().getType()))
+        continue;
+      if (innermost > 0 && linalgOp.isDpsInput(&operand) &&
+          !linalgOp.getMatchingIndexingMap(&operand).isFunctionOfDim(
+              innermost - 1))
+        continue;
+      widest = std::max(widest, bytesOf(operand.get().getType()));
+    }
     f.elementBytes = widest ? widest : 4;
     if (linalgOp.getNumDpsInits() > 0)
       f.elementType = elementTypeText(linalgOp.getDpsInitOperand(0)->get());
