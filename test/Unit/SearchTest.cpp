@@ -495,18 +495,26 @@ TEST(TuneSpace, TheFirstAlternativesAreTheAutomaticSchedules) {
   EXPECT_EQ(c->alternatives.front().getString("transform"), "vectorize");
 }
 
+/// One f32 op of two parallel loops, in a block.
+static PayloadFacts blockOf(const char *name, std::vector<int64_t> extents,
+                            bool contiguous = true) {
+  OpFacts op;
+  op.name = name;
+  op.extents = std::move(extents);
+  op.reduction = {false, false};
+  op.elementType = "f32";
+  op.stage = Stage::Block;
+  op.contiguous = contiguous;
+  PayloadFacts facts;
+  facts.ops.push_back(op);
+  return facts;
+}
+
 TEST(TuneSpace, ThreadTilesBlockedAndCyclic) {
   // A row of 8192 f32 in a block: auto's [1, 8] in runs of 4 first; the
   // space has each count blocked and, with several vectors a thread,
   // cyclic (chunk: the vector's width).
-  PayloadFacts facts;
-  OpFacts op;
-  op.name = "linalg.generic";
-  op.extents = {1, 8192};
-  op.reduction = {false, false};
-  op.elementType = "f32";
-  op.stage = Stage::Block;
-  facts.ops.push_back(op);
+  PayloadFacts facts = blockOf("linalg.generic", {1, 8192});
   std::optional<Choice> c = nextChoice(facts, {});
   ASSERT_TRUE(c);
   const json::Object *first = c->alternatives.front().getObject("params");
@@ -536,15 +544,7 @@ TEST(TuneSpace, ThreadTilesBlockedAndCyclic) {
 TEST(TuneSpace, AStridedBlockMayStageItsInputInSharedMemory) {
   // A transpose in a block: before its threads, an optional decision auto
   // does not make (skip first, so genome 0 stays the automatic schedule).
-  PayloadFacts facts;
-  OpFacts op;
-  op.name = "linalg.transpose";
-  op.extents = {32, 32};
-  op.reduction = {false, false};
-  op.elementType = "f32";
-  op.stage = Stage::Block;
-  op.contiguous = false;
-  facts.ops.push_back(op);
+  PayloadFacts facts = blockOf("linalg.transpose", {32, 32}, false);
   std::optional<Choice> c = nextChoice(facts, {});
   ASSERT_TRUE(c);
   EXPECT_TRUE(c->optional);
