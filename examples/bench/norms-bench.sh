@@ -3,7 +3,8 @@
 # and RMSNorm over 8192 rows of 8192 f32), on a GPU host:
 #   examples/bench/norms-bench.sh [BUILD_DIR] [OUT_DIR]
 # Runs the one-kernel bundles made by actions alone (recipes softmax-block,
-# layernorm-block, bench rmsnorm8192-block) through tirx-run, each checked
+# layernorm-block, bench rmsnorm8192-block; and bench *-block512, the same
+# on 512 threads) through tirx-run, each checked
 # against the reference mapped from its plain seed (a kernel per op, the
 # intermediates in scratch buffers), then timed; and the peers (torch
 # eager, torch.compile, Triton; norms_peers.py) in the same run. Prints a
@@ -17,6 +18,11 @@ run() { # name bundle reference
 run softmax recipe-softmax-block softmax-ref
 run layernorm recipe-layernorm-block layernorm-ref
 run rmsnorm bench-rmsnorm8192-block bench-rmsnorm8192-ref
+# The same schedules on blocks of 512 threads (16 floats a thread, four runs
+# of 4): more blocks a SM, so one block's reduction overlaps another's loads.
+run softmax512 bench-softmax-block512 softmax-ref
+run layernorm512 bench-layernorm-block512 layernorm-ref
+run rmsnorm512 bench-rmsnorm8192-block512 bench-rmsnorm8192-ref
 python3 "$here/norms_peers.py" > "$out/norms-peers.json"
 python3 - "$out" <<'PY'
 import json, sys
@@ -39,5 +45,12 @@ for name in ("softmax", "layernorm", "rmsnorm"):
     for key in sorted(p):
         print("          %-16s %.4f ms  %6.0f GB/s  ours/peer %.3f"
               % (key[:-3], p[key], nbytes / p[key] / 1e6, ours / p[key]))
+    f = json.load(open("%s/norms-%s512-tirx.json" % (out, name)))
+    if isinstance(f, list):
+        f = f[0]
+    ours = (f["duration_us"] or float("nan")) / 1e3
+    print("          tirx 512 threads %.4f ms  %6.0f GB/s  correctness %s, bottleneck %s, "
+          "ours/torch.compile %.3f" % (ours, nbytes / ours / 1e6, f["correctness"],
+                                       f.get("bottleneck"), ours / compiled))
 PY
 exit $status

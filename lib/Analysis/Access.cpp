@@ -20,6 +20,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <numeric>
 
 using namespace mlir;
@@ -359,7 +360,9 @@ std::vector<AccessInfo> mlir::tirx::collectAccesses(Operation *scope) {
       a.pattern = "strided";
     if (a.space == "workgroup" && onGpu) {
       // 32 banks of 4 bytes: threads of a warp at word stride s meet in
-      // gcd(s, 32) banks at once.
+      // gcd(s, 32) banks at once. An access of v words a thread (a 64- or
+      // 128-bit vector) is served in phases of 32 / v threads, each phase
+      // 32 words: gcd(s, 32) / v ways (lanes 16 bytes apart: none).
       if (!a.strideX || a.elementBytes == 0)
         a.bankConflictRisk = "unknown";
       else if (*a.strideX == 0)
@@ -367,7 +370,10 @@ std::vector<AccessInfo> mlir::tirx::collectAccesses(Operation *scope) {
       else {
         int64_t words = std::max<int64_t>(
             1, std::abs(*a.strideX) * a.elementBytes / 4);
-        int64_t ways = std::gcd(words, int64_t(32));
+        int64_t vectorWords = std::clamp<int64_t>(
+            int64_t(a.width) * a.elementBytes / 4, 1, 4);
+        int64_t ways = std::max<int64_t>(
+            1, std::gcd(words, int64_t(32)) / vectorWords);
         a.bankConflictRisk = ways <= 1 ? "none" : ways == 2 ? "low" : "high";
       }
     }

@@ -67,6 +67,14 @@ std::vector<int64_t> mlir::tirx::vectorWidths(unsigned elementBytes,
   return out;
 }
 
+int64_t mlir::tirx::cyclicChunk(int64_t perThread, unsigned elementBytes,
+                                bool vectorizable) {
+  if (perThread <= 1)
+    return 0;
+  int64_t run = vectorizable ? vectorWidths(elementBytes, perThread).front() : 1;
+  return run < perThread ? run : 0;
+}
+
 std::optional<ParallelTiling>
 mlir::tirx::chooseParallelTiling(const std::vector<int64_t> &extents,
                                  unsigned elementBytes, bool vectorizable) {
@@ -544,9 +552,14 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
       size_t j = 0;
       for (int64_t x : tile)
         full.push_back(x ? per[j++] : 0);
-      s.candidates.push_back(action(
-          "tile_to_threads", json::Object{{"elements_per_thread", ints(full)}},
-          &op));
+      // Several vectors a thread: cyclic, so that a warp's accesses are
+      // contiguous (a blocked run of 8 f32 a lane spans 1 KiB a warp).
+      json::Object params{{"elements_per_thread", ints(full)}};
+      if (int64_t run = dynamic(op) ? 0
+                                    : cyclicChunk(per.back(), op.elementBytes,
+                                                  vectorizable))
+        params["chunk"] = run;
+      s.candidates.push_back(action("tile_to_threads", std::move(params), &op));
     }
     // A tail tile (the partial last block of a size no tile divides) runs
     // on part of the block, with any thread count: a vector's width per
@@ -922,10 +935,20 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       f.extents.push_back(e > 0 ? e : -1);
     for (utils::IteratorType it : linalgOp.getIteratorTypesArray())
       f.reduction.push_back(it == utils::IteratorType::reduction);
+    // The widest element a vector along the innermost loop carries: an
+    // input that does not vary along it (a row's f32 statistic beside bf16
+    // rows) is read once and broadcast, as vectorize treats it.
     unsigned widest = 0;
-    for (Value v : op->getOperands())
-      if (isa<ShapedType>(v.getType()))
-        widest = std::max(widest, bytesOf(v.getType()));
+    unsigned innermost = linalgOp.getNumLoops();
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<ShapedType>(operand.get().getType()))
+        continue;
+      if (innermost > 0 && linalgOp.isDpsInput(&operand) &&
+          !linalgOp.getMatchingIndexingMap(&operand).isFunctionOfDim(
+              innermost - 1))
+        continue;
+      widest = std::max(widest, bytesOf(operand.get().getType()));
+    }
     f.elementBytes = widest ? widest : 4;
     if (linalgOp.getNumDpsInits() > 0)
       f.elementType = elementTypeText(linalgOp.getDpsInitOperand(0)->get());

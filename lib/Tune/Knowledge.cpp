@@ -28,7 +28,11 @@ const std::vector<Entry> &table() {
          "room for a wider vector"}}},
       {"uncoalesced_access",
        "neighbouring threads touch addresses far apart",
-       {{"interchange", "make the thread-mapped loop the contiguous one",
+       {{"tile_to_threads",
+         "chunk = the vector width when a thread holds several vectors "
+         "(cyclic: consecutive lanes take consecutive runs)",
+         "each access of a warp contiguous: 512 bytes for 16-byte vectors"},
+        {"interchange", "make the thread-mapped loop the contiguous one",
          "a warp's 32 accesses then fall into few cache lines"},
         {"promote_to_shared", "stage the strided operand in shared memory",
          "coalesced global reads, the strided walk in shared memory"},

@@ -234,7 +234,8 @@ void blockTiles(const OpFacts &op, const json::Object &first,
 }
 
 /// Other elements per thread: the innermost dims over powers of two,
-/// threads a multiple of 32 up to 1024.
+/// threads a multiple of 32 up to 1024; several vectors a thread also
+/// cyclic (tile_to_threads `chunk`).
 void threadTiles(const OpFacts &op, const json::Object &first,
                  std::vector<json::Object> &out) {
   const json::Object *params = first.getObject("params");
@@ -257,8 +258,18 @@ void threadTiles(const OpFacts &op, const json::Object &first,
         p[outer] = eo;
       for (size_t i : free)
         threads *= op.extents[i] / p[i];
-      if (validThreads(threads))
-        out.push_back(withParam(first, "elements_per_thread", ints(p)));
+      if (!validThreads(threads))
+        continue;
+      // Each count blocked (no chunk) and, where a thread holds several
+      // vectors, cyclic (chunk: a vector's width).
+      json::Object blocked = withParam(first, "elements_per_thread", ints(p));
+      if (json::Object *params = blocked.getObject("params"))
+        params->erase("chunk");
+      bool dynamic = llvm::is_contained(op.extents, int64_t(-1));
+      if (int64_t run =
+              dynamic ? 0 : cyclicChunk(ei, op.elementBytes, op.contiguous))
+        out.push_back(withParam(blocked, "chunk", run));
+      out.push_back(std::move(blocked));
     }
 }
 

@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 from tirx import (GreedyPolicy, HarnessAgent, HarnessError, LLMPolicy,  # noqa: E402
                   MCPClient, Observation, RandomPolicy, TIRxContext, prompt_payload,
-                  choose_parallel_tiling, row_block_threads, vector_widths)
+                  choose_parallel_tiling, cyclic_chunk, row_block_threads, vector_widths)
 
 SAXPY = os.path.join(ROOT, "examples", "saxpy.mlir")
 
@@ -260,6 +260,8 @@ class AgentTest(unittest.TestCase):
         self.assertEqual(vector_widths(2, 8192), [8, 4, 2, 1])
         self.assertEqual(row_block_threads(8192), 1024)  # [1, 8]: 4-wide twice
         self.assertEqual(row_block_threads(1024), 256)
+        self.assertEqual([cyclic_chunk(8), cyclic_chunk(16, 2), cyclic_chunk(8, 4, False),
+                          cyclic_chunk(4), cyclic_chunk(1)], [4, 8, 1, 0, 0])
         self.assertEqual(choose_parallel_tiling([67108864])["block_tile"], [1024])
         self.assertEqual(choose_parallel_tiling([8192, 8192])["block_tile"], [1, 1024])
         t = choose_parallel_tiling([1000, 1000])

@@ -165,6 +165,18 @@ def row_block_threads(columns: int, element_bytes: int = 4) -> int:
     return 0
 
 
+def cyclic_chunk(per_thread: int, element_bytes: int = 4, vectorizable: bool = True) -> int:
+    """The run of tile_to_threads' cyclic distribution (`chunk`) for a
+    thread computing `per_thread` elements along its innermost tiled loop
+    (cyclicChunk in lib/Harness/Auto.cpp): the widest vector width dividing
+    it (1 when the op does not vectorize), so that a warp's accesses are
+    contiguous; 0 when one run would hold them all."""
+    if per_thread <= 1:
+        return 0
+    run = vector_widths(element_bytes, per_thread)[0] if vectorizable else 1
+    return run if run < per_thread else 0
+
+
 def _normalization_plan(loops: List[dict]) -> Optional[Plan]:
     """A normalization (softmax, layer norm, RMSNorm) in one kernel, as
     `tirx auto` schedules it (rowChainStep in lib/Harness/Auto.cpp): a block
@@ -222,8 +234,11 @@ def _normalization_plan(loops: List[dict]) -> Optional[Plan]:
         if s == "block" and row_reduction(l):
             return Plan("reduce_in_block", {"threads": threads}, target(l, i))
         if s == "block":
-            return Plan("tile_to_threads", {"elements_per_thread": [1, columns // threads]},
-                        target(l, i))
+            # Several vectors a thread: cyclic, a warp's accesses contiguous.
+            params = {"elements_per_thread": [1, columns // threads]}
+            if cyclic_chunk(columns // threads):
+                params["chunk"] = cyclic_chunk(columns // threads)
+            return Plan("tile_to_threads", params, target(l, i))
         if s == "thread" and isinstance(axes[-1]["extent"], int):
             width = next((w for w in vector_widths(4, axes[-1]["extent"]) if w > 1), None)
             if width:

@@ -25,6 +25,17 @@ TEST(AutoRules, VectorWidthsBy16Bytes) {
   EXPECT_EQ(vectorWidths(4, 1000), (V{4, 2, 1}));
 }
 
+TEST(AutoRules, CyclicRunsOfAVector) {
+  // 8 f32 a thread: two runs of 4 (a warp's 16-byte accesses contiguous).
+  EXPECT_EQ(cyclicChunk(8, 4, true), 4);
+  EXPECT_EQ(cyclicChunk(16, 2, true), 8);
+  EXPECT_EQ(cyclicChunk(6, 4, true), 2);
+  EXPECT_EQ(cyclicChunk(8, 4, false), 1); // scalars: lanes consecutive
+  EXPECT_EQ(cyclicChunk(4, 4, true), 0);  // one vector: blocked is the same
+  EXPECT_EQ(cyclicChunk(1, 4, false), 0);
+  EXPECT_EQ(cyclicChunk(0, 4, true), 0);
+}
+
 TEST(AutoRules, SaxpyTiling) {
   auto t = chooseParallelTiling({67108864}, 4);
   ASSERT_TRUE(t);
@@ -193,6 +204,11 @@ TEST(AutoSteps, NormalizationInOneKernel) {
   steps = nextSteps(f, {});
   EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
   EXPECT_EQ(steps[0].candidates[0].getObject("target")->getInteger("index"), 1);
+  // 8 floats a thread, in two runs of 4 distributed cyclically.
+  const json::Object *params = steps[0].candidates[0].getObject("params");
+  EXPECT_EQ(json::Value(*params->get("elements_per_thread")),
+            json::Value(json::Array{1, 8}));
+  EXPECT_EQ(params->getInteger("chunk"), 4);
   // A lone row reduction keeps 256 threads.
   PayloadFacts lone;
   lone.ops.push_back(op("linalg.generic", {1, 8192}, {false, true}, Stage::Block));

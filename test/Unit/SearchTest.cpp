@@ -495,18 +495,56 @@ TEST(TuneSpace, TheFirstAlternativesAreTheAutomaticSchedules) {
   EXPECT_EQ(c->alternatives.front().getString("transform"), "vectorize");
 }
 
-TEST(TuneSpace, AStridedBlockMayStageItsInputInSharedMemory) {
-  // A transpose in a block: before its threads, an optional decision auto
-  // does not make (skip first, so genome 0 stays the automatic schedule).
-  PayloadFacts facts;
+/// One f32 op of two parallel loops, in a block.
+static PayloadFacts blockOf(const char *name, std::vector<int64_t> extents,
+                            bool contiguous = true) {
   OpFacts op;
-  op.name = "linalg.transpose";
-  op.extents = {32, 32};
+  op.name = name;
+  op.extents = std::move(extents);
   op.reduction = {false, false};
   op.elementType = "f32";
   op.stage = Stage::Block;
-  op.contiguous = false;
+  op.contiguous = contiguous;
+  PayloadFacts facts;
   facts.ops.push_back(op);
+  return facts;
+}
+
+TEST(TuneSpace, ThreadTilesBlockedAndCyclic) {
+  // A row of 8192 f32 in a block: auto's [1, 8] in runs of 4 first; the
+  // space has each count blocked and, with several vectors a thread,
+  // cyclic (chunk: the vector's width).
+  PayloadFacts facts = blockOf("linalg.generic", {1, 8192});
+  std::optional<Choice> c = nextChoice(facts, {});
+  ASSERT_TRUE(c);
+  const json::Object *first = c->alternatives.front().getObject("params");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->getInteger("chunk"), 4);
+  int cyclic = 0, blocked8 = 0;
+  for (const json::Object &a : c->alternatives) {
+    EXPECT_TRUE(schemaDeclares(a));
+    const json::Object *p = a.getObject("params");
+    if (!p || a.getString("transform") != "tile_to_threads")
+      continue;
+    const json::Array *per = p->getArray("elements_per_thread");
+    ASSERT_TRUE(per);
+    int64_t inner = *per->back().getAsInteger();
+    if (std::optional<int64_t> chunk = p->getInteger("chunk")) {
+      ++cyclic;
+      EXPECT_EQ(*chunk, 4);
+      EXPECT_GT(inner, 4);
+    } else if (inner == 8) {
+      ++blocked8;
+    }
+  }
+  EXPECT_GE(cyclic, 2); // 8 and 16 a thread at least
+  EXPECT_EQ(blocked8, 1);
+}
+
+TEST(TuneSpace, AStridedBlockMayStageItsInputInSharedMemory) {
+  // A transpose in a block: before its threads, an optional decision auto
+  // does not make (skip first, so genome 0 stays the automatic schedule).
+  PayloadFacts facts = blockOf("linalg.transpose", {32, 32}, false);
   std::optional<Choice> c = nextChoice(facts, {});
   ASSERT_TRUE(c);
   EXPECT_TRUE(c->optional);

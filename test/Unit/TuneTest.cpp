@@ -192,6 +192,9 @@ TEST(Knowledge, EveryClassifierBottleneckHasRemedies) {
                         "compute_bound"})
     EXPECT_FALSE(remediesFor(b).empty()) << b;
   EXPECT_TRUE(remediesFor("unknown").empty());
+  // Several vectors a thread, blocked: the cyclic distribution first.
+  EXPECT_STREQ(remediesFor("uncoalesced_access").front().action,
+               "tile_to_threads");
   json::Object kb = knowledgeJSON();
   EXPECT_EQ(kb.getArray("bottlenecks")->size(), 6u);
 }

@@ -52,6 +52,14 @@ namespace tirx {
 /// extent: 16 bytes / element size, halved down to 1, each dividing it.
 std::vector<int64_t> vectorWidths(unsigned elementBytes, int64_t innerExtent);
 
+/// The run of tile_to_threads' cyclic distribution (`chunk`) for a thread
+/// that computes `perThread` elements along the innermost tiled loop: the
+/// widest vector width dividing it (1 when the op does not vectorize), so
+/// that consecutive lanes take consecutive runs and a warp's accesses are
+/// contiguous; 0 when one run would hold all of them (blocked is the same).
+int64_t cyclicChunk(int64_t perThread, unsigned elementBytes,
+                    bool vectorizable);
+
 /// A parallel op's tiling: block tile sizes (outer dims 1, the dim before
 /// the inner one `outerTile`, the inner one `innerTile`), elements per
 /// thread (`width` in the inner dim), threads per block.

@@ -410,8 +410,122 @@ LogicalResult tirx::TileToThreadsOp::verify() {
   if (getMaxThreads() < 32 || getMaxThreads() > 1024)
     return detail::invalidParameter(*this, "max_threads must lie in "
                             "[32, 1024], got " + Twine(getMaxThreads()));
+  if (getChunkAttr().getInt() < 0)
+    return detail::invalidParameter(*this, "chunk must be 0 (blocked) or "
+                            "positive, got " + Twine(getChunkAttr().getInt()));
   return success();
 }
+
+namespace {
+/// Checks of a cyclic distribution (tile_to_threads `chunk`): static tiled
+/// extents that their elements per thread divide, and a chunk dividing the
+/// innermost tiled loop's elements per thread.
+DiagnosedSilenceableFailure checkChunk(TransformOpInterface self,
+                                       linalg::LinalgOp op,
+                                       ArrayRef<int64_t> elements,
+                                       int64_t chunk) {
+  Operation *target = op.getOperation();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned inner = 0;
+  for (auto [i, e] : llvm::enumerate(elements)) {
+    if (e == 0)
+      continue;
+    inner = i;
+    if (ShapedType::isDynamic(ranges[i]))
+      return requireStaticLoops(self, target, elements);
+    if (ranges[i] % e != 0)
+      return reject(self, target, RefusalCode::not_divisible,
+                    "loop " + Twine(i) + " of extent " + Twine(ranges[i]) +
+                        " is not a multiple of its " + Twine(e) +
+                        " elements per thread: a chunked distribution has "
+                        "no tail thread",
+                    "use chunk 0 (blocked) here, or elements per thread "
+                    "that divide " + Twine(ranges[i]));
+  }
+  int64_t per = elements[inner];
+  if (per % chunk != 0) {
+    std::vector<std::string> options;
+    for (int64_t c = 1; c <= per; c *= 2)
+      if (per % c == 0)
+        options.push_back(std::to_string(c));
+    return reject(self, target, RefusalCode::not_divisible,
+                  "chunk " + Twine(chunk) + " does not divide the " +
+                      Twine(per) + " elements per thread of loop " +
+                      Twine(inner),
+                  tryHint(std::move(options)));
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+/// The thread forall of a cyclic distribution: along the innermost tiled
+/// loop, thread t of T computes the runs of `chunk` elements at
+/// (r T + t) chunk for r < elements / chunk (an scf.for when more than
+/// one); the other tiled loops blocked. Returns the tiled op and the forall.
+FailureOr<std::pair<Operation *, Operation *>>
+tileToThreadsCyclic(RewriterBase &rewriter, linalg::LinalgOp op,
+                    ArrayRef<int64_t> elements, int64_t chunk) {
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<OpFoldResult> counts;
+  SmallVector<unsigned> tiledLoops;
+  for (auto [i, e] : llvm::enumerate(elements))
+    if (e) {
+      tiledLoops.push_back(i);
+      counts.push_back(rewriter.getIndexAttr(ranges[i] / e));
+    }
+  unsigned inner = tiledLoops.back();
+  int64_t threads = ranges[inner] / elements[inner];
+  int64_t rounds = elements[inner] / chunk;
+  rewriter.setInsertionPoint(op);
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, counts, ValueRange{},
+      rewriter.getArrayAttr(mappingFor(ctx, tiledLoops.size(), true)));
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value round;
+  if (rounds > 1) {
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value end = arith::ConstantIndexOp::create(rewriter, loc, rounds);
+    auto loop = scf::ForOp::create(rewriter, loc, zero, end, one);
+    round = loop.getInductionVar();
+    rewriter.setInsertionPointToStart(loop.getBody());
+  }
+  SmallVector<OpFoldResult> offsets, sizes;
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  for (unsigned i = 0, t = 0; i < ranges.size(); ++i) {
+    if (i < elements.size() && elements[i]) {
+      Value iv = forall.getInductionVars()[t++];
+      if (i != inner) {
+        offsets.push_back(affine::makeComposedFoldedAffineApply(
+            rewriter, loc, d0 * elements[i], {OpFoldResult(iv)}));
+        sizes.push_back(rewriter.getIndexAttr(elements[i]));
+        continue;
+      }
+      offsets.push_back(
+          round ? affine::makeComposedFoldedAffineApply(
+                      rewriter, loc, d0 * chunk + d1 * (threads * chunk),
+                      {OpFoldResult(iv), OpFoldResult(round)})
+                : affine::makeComposedFoldedAffineApply(
+                      rewriter, loc, d0 * chunk, {OpFoldResult(iv)}));
+      sizes.push_back(rewriter.getIndexAttr(chunk));
+      continue;
+    }
+    offsets.push_back(rewriter.getIndexAttr(0));
+    sizes.push_back(rewriter.getIndexAttr(ranges[i]));
+  }
+  FailureOr<TilingResult> tiled =
+      cast<TilingInterface>(op.getOperation())
+          .getTiledImplementation(rewriter, offsets, sizes);
+  if (failed(tiled) || tiled->tiledOps.empty()) {
+    rewriter.eraseOp(forall);
+    return failure();
+  }
+  rewriter.eraseOp(op);
+  return std::make_pair(tiled->tiledOps.front(), forall.getOperation());
+}
+} // namespace
 
 DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
     TransformRewriter &rewriter, Operation *target,
@@ -464,8 +578,21 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
                       : "elements per thread giving a legal block: " +
                             llvm::join(options, ", "));
   }
-  auto tiled = tileToForall(rewriter, cast<TilingInterface>(target), elements,
-                            /*threads=*/true);
+  // A cyclic distribution needs whole runs: checked before anything changes.
+  int64_t chunk = getChunkAttr().getInt();
+  if (chunk > 0) {
+    auto linalgOp = cast<linalg::LinalgOp>(target);
+    if (DiagnosedSilenceableFailure check =
+            checkChunk(self, linalgOp, elements, chunk);
+        !check.succeeded())
+      return check;
+  }
+  auto tiled =
+      chunk > 0
+          ? tileToThreadsCyclic(rewriter, cast<linalg::LinalgOp>(target),
+                                elements, chunk)
+          : tileToForall(rewriter, cast<TilingInterface>(target), elements,
+                         /*threads=*/true);
   if (failed(tiled))
     return reject(self, target, RefusalCode::not_applicable, "tiling failed");
   results.push_back(tiled->first);

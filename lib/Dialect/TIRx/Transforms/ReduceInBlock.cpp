@@ -201,10 +201,23 @@ struct BlockReduction {
     Value init = arith::ConstantOp::create(b, loc, neutral);
     if (width > 1)
       init = vector::BroadcastOp::create(b, loc, vectorOf(element), init);
-    // In units of `width` elements: the index is slot * width.
+    // In units of `width` elements: the index is slot * width. Whole rounds
+    // of the block: a loop of constant trip count over the rounds (slot =
+    // t + round * threads), which LLVM unrolls so that a thread's loads
+    // issue back to back; else from t in steps of threads.
+    int64_t slots = extent / width;
+    bool rounds = slots % threads == 0;
     auto strided = scf::ForOp::create(
-        b, loc, t, cst(b, extent / width), cst(b, threads), ValueRange{init},
-        [&](OpBuilder &b, Location, Value slot, ValueRange acc) {
+        b, loc, rounds ? cst(b, 0) : t,
+        cst(b, rounds ? slots / threads : slots),
+        cst(b, rounds ? 1 : threads), ValueRange{init},
+        [&](OpBuilder &b, Location, Value iv, ValueRange acc) {
+          Value slot =
+              rounds ? arith::AddIOp::create(
+                           b, loc, t,
+                           arith::MulIOp::create(b, loc, iv, cst(b, threads)))
+                           .getResult()
+                     : iv;
           Value kk =
               width == 1
                   ? slot

@@ -6,7 +6,8 @@
 // RUN: tirx-opt %s -split-input-file --transform-interpreter -verify-diagnostics | FileCheck %s
 
 // A row per block, 64 threads (2 warps), 256 floats a row: thread t sums
-// floats 4t to 4t + 3 as a vector (256 = 4 x 64: one step), reduces it;
+// floats 4t to 4t + 3 as a vector (256 = 4 x 64: one round of the block, a
+// loop of constant trip count over the rounds, slot t + 64 r), reduces it;
 // the warp combines by shuffles xor 16, 8, 4, 2, 1; lane 0 stores the
 // warp's total in shared memory (1 x 2); one barrier; the first warp
 // loads the 2 totals (0 past them), combines them by shuffles, and lane 0
@@ -20,7 +21,9 @@
 //       CHECK:       %[[WARP:.*]] = arith.divui %[[T]], %c32
 //       CHECK:       scf.for %[[E:.*]] = %c0{{.*}} to %c1{{.*}} step %c1{{.*}}
 //       CHECK:         %[[ZERO:.*]] = vector.broadcast %cst{{.*}} : f32 to vector<4xf32>
-//       CHECK:         %[[SUM:.*]] = scf.for %[[S:.*]] = %[[T]] to %c64{{.*}} step %c64{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (vector<4xf32>)
+//       CHECK:         %[[SUM:.*]] = scf.for %[[RND:.*]] = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (vector<4xf32>)
+//       CHECK:           %[[RT:.*]] = arith.muli %[[RND]], %c64
+//       CHECK:           %[[S:.*]] = arith.addi %[[T]], %[[RT]]
 //       CHECK:           %[[K:.*]] = arith.muli %[[S]], %c4
 //       CHECK:           vector.load %{{.*}} : memref<1x256xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
 //       CHECK:           arith.addf %[[ACC]], %{{.*}} : vector<4xf32>

@@ -106,9 +106,12 @@ def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic",
       "items": {"type": "integer", "minimum": 0},
       "description": "elements each thread computes along each loop of the block's tile, outermost first; 0 leaves a loop whole to each thread; at most 3 nonzero (x, y, z)"},
      "max_threads": {"type": "integer", "minimum": 32, "maximum": 1024, "default": 1024,
-      "description": "the most threads a block may have"}}},
+      "description": "the most threads a block may have"},
+     "chunk": {"type": "integer", "minimum": 0, "default": 0,
+      "description": "0: each thread takes one contiguous run of its elements along the innermost tiled loop (blocked); n > 0: runs of n elements, consecutive threads taking consecutive runs, a thread's runs threads x n apart (cyclic: a warp's accesses contiguous; n = the vector width)"}}},
    "preconditions": ["the target is inside a forall mapped to blocks (tile_to_blocks first)",
-                     "threads per block = ceil(tile / elements) is a multiple of 32 and at most max_threads (a tail tile: any count up to max_threads)"]}
+                     "threads per block = ceil(tile / elements) is a multiple of 32 and at most max_threads (a tail tile: any count up to max_threads)",
+                     "with chunk: static extents divided by their elements per thread, and chunk dividing the innermost tiled loop's elements per thread"]}
 }]> {
   let summary = "Tile a block's linalg op into a forall mapped to GPU threads";
   let description = [{
@@ -121,8 +124,21 @@ def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic",
     such as `permute(0, 2, 1, 3)` can put its innermost loop on the threads
     with `[0, 0, 1, 8]`).
 
+    By default a thread's elements along a loop are one contiguous run
+    (blocked): with 8 per thread, lane t of a warp starts at 8 t, so one
+    4-wide vector access of the warp spans 1 KiB for 512 bytes. `chunk = n`
+    distributes the innermost tiled loop cyclically instead: thread t takes
+    the runs of n elements at t n, (T + t) n, (2 T + t) n, ... (T the
+    threads along that loop), in an `scf.for` inside the thread forall;
+    consecutive lanes touch consecutive runs, so each access of a warp is
+    contiguous (with `vectorize` n: 16-byte vectors, 512 contiguous bytes a
+    warp). The thread count and the elements per thread are the same as
+    without `chunk`; only which elements a thread takes changes.
+
     ```mlir
     %tiled, %threads = transform.tirx.tile_to_threads %tile elements_per_thread [4]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %row, %lanes = transform.tirx.tile_to_threads %rowtile elements_per_thread [1, 8] {chunk = 4 : i64}
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     ```
 
@@ -130,13 +146,18 @@ def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic",
 
     Consumes the target; produces the tiled op and the thread forall.
     Refuses with `bad_order` (not inside a block mapping),
-    `invalid_parameter`, or `bad_block_size` (threads per block not a
-    multiple of 32, or above `max_threads`, 1024 by default; a tail tile's
-    threads may fill only part of the block).
+    `invalid_parameter` (also a negative `chunk`), `bad_block_size` (threads
+    per block not a multiple of 32, or above `max_threads`, 1024 by
+    default; a tail tile's threads may fill only part of the block), and
+    with a `chunk`: `dynamic_shape` (a tiled loop of run-time extent) or
+    `not_divisible` (a tiled extent its elements per thread do not divide,
+    or a `chunk` that does not divide the innermost count; the hint lists
+    chunks that do).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DenseI64ArrayAttr:$elements_per_thread,
-                       DefaultValuedAttr<I64Attr, "1024">:$max_threads);
+                       DefaultValuedAttr<I64Attr, "1024">:$max_threads,
+                       DefaultValuedAttr<I64Attr, "0">:$chunk);
   let results = (outs TransformHandleTypeInterface:$tiled,
                       TransformHandleTypeInterface:$forall);
   let assemblyFormat = [{
