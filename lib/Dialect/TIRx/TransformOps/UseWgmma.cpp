@@ -6,6 +6,9 @@
 
 #include "Common.h"
 
+#include "tirx/Analysis/Access.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -19,10 +22,150 @@ using mlir::tirx::kWgmmaTileK;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Shared memory a block may take on Hopper (227 KiB).
-constexpr int64_t kMaxSharedBytes = 232448;
 /// f32 sums a thread may hold: wgmma's accumulators live in registers.
 constexpr int64_t kMaxSumsPerThread = 128;
+
+/// Whether `type` is in workgroup (shared) memory.
+bool inSharedMemory(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && tirx::memorySpaceName(memref) == "workgroup";
+}
+
+/// Whether every op strictly between `from` and `to` (one block) is a
+/// barrier or touches no memory; else the first that does.
+Operation *firstMemoryOpBetween(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (!isa<gpu::BarrierOp>(op) && !isMemoryEffectFree(op))
+      return op;
+  return nullptr;
+}
+
+/// The epilogue of a matmul whose C is a block's tile in shared memory
+/// (fuse_into's): the fill that starts it and the one elementwise
+/// linalg.generic that reads it, checked as useWgmma assumes.
+DiagnosedSilenceableFailure findEpilogue(TransformOpInterface self,
+                                         linalg::MatmulOp matmul,
+                                         tirx::WgmmaEpilogue &epilogue) {
+  Operation *target = matmul;
+  Value tile = matmul.getDpsInitOperand(0)->get();
+  const char *hint = "fuse the matmul (fuse_into) into the block loop of an "
+                     "elementwise linalg.generic that reads its tile";
+  if (!tile.getDefiningOp<memref::AllocOp>())
+    return reject(self, target, RefusalCode::not_intermediate,
+                  "C is a shared-memory buffer the block does not allocate",
+                  hint);
+  for (Operation *user : tile.getUsers()) {
+    if (user == target || isa<memref::DeallocOp>(user))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(user);
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (fill && !epilogue.fill && user->getBlock() == target->getBlock() &&
+        user->isBeforeInBlock(target)) {
+      epilogue.fill = fill;
+      continue;
+    }
+    if (generic && !epilogue.consumer &&
+        user->getBlock() == target->getBlock() &&
+        target->isBeforeInBlock(user)) {
+      epilogue.consumer = generic;
+      continue;
+    }
+    return reject(self, target, RefusalCode::other_use,
+                  "C's tile in shared memory is also used by " +
+                      tirx::irPath(user) +
+                      ": use_wgmma's epilogue takes a tile that one "
+                      "linalg.fill before the matmul starts and one "
+                      "linalg.generic after it reads",
+                  hint);
+  }
+  if (!epilogue.fill)
+    return reject(self, target, RefusalCode::not_intermediate,
+                  "nothing fills C's tile in shared memory before the "
+                  "matmul: its sums would start from unknown values",
+                  hint);
+  if (!epilogue.consumer)
+    return reject(self, target, RefusalCode::no_consumer_loop,
+                  "no linalg.generic after the matmul reads C's tile in "
+                  "shared memory: the sums would go nowhere",
+                  hint);
+  for (auto [from, to] : {std::pair<Operation *, Operation *>{epilogue.fill,
+                                                              target},
+                          {target, epilogue.consumer}})
+    if (Operation *op = firstMemoryOpBetween(from, to))
+      return reject(self, target, RefusalCode::bad_order,
+                    tirx::irPath(op) + " between the fill, the matmul and "
+                                       "its consumer touches memory",
+                    "move it after the consumer");
+  linalg::GenericOp consumer = epilogue.consumer;
+  auto tileType = cast<MemRefType>(tile.getType());
+  MLIRContext *ctx = matmul.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  auto elementwise = [&](const Twine &why) {
+    return reject(self, target, RefusalCode::not_elementwise,
+                  tirx::irPath(consumer) + " " + why +
+                      ": use_wgmma's epilogue computes an elementwise "
+                      "consumer of the tile, four elements of a row at a "
+                      "time",
+                  "leave the consumer a kernel of its own (tile the matmul "
+                  "to blocks without fuse_into)");
+  };
+  if (consumer.getNumLoops() != 2 || consumer.getNumReductionLoops() != 0 ||
+      consumer.getNumDpsInits() != 1 || !consumer.hasPureBufferSemantics())
+    return elementwise("is not a 2-D all-parallel op on buffers with one "
+                       "output");
+  OpOperand *out = consumer.getDpsInitOperand(0);
+  auto outType = dyn_cast<MemRefType>(out->get().getType());
+  if (consumer.getMatchingIndexingMap(out) != identity || !outType ||
+      outType.getShape() != tileType.getShape())
+    return elementwise("does not write the tile's shape through the "
+                       "identity map");
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    if (input->get() == tile) {
+      if (map != identity)
+        return elementwise("reads the tile through a map other than the "
+                           "identity");
+      continue;
+    }
+    if (!isa<MemRefType>(input->get().getType()) ||
+        !map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return elementwise("reads an input that is not a buffer through a "
+                         "projected permutation");
+  }
+  // Inputs and the output are read (or written) four columns at a time: the
+  // column loop, where used, must be the innermost, contiguous dimension.
+  for (OpOperand &operand : consumer->getOpOperands()) {
+    if (operand.get() == tile)
+      continue;
+    AffineMap map = consumer.getMatchingIndexingMap(&operand);
+    auto type = cast<MemRefType>(operand.get().getType());
+    bool usesColumns = map.isFunctionOfDim(1);
+    bool alongColumns = map.getNumResults() &&
+                        map.getResults().back() == getAffineDimExpr(1, ctx);
+    if (usesColumns && (!alongColumns || !type.isLastDimUnitStride()))
+      return reject(self, target, RefusalCode::not_contiguous,
+                    tirx::irPath(consumer) + " accesses its operand " +
+                        Twine(operand.getOperandNumber()) +
+                        " along the columns other than as its contiguous "
+                        "innermost dimension: the epilogue's accesses are "
+                        "vectors of four along a row",
+                    "interchange the consumer's loops or transpose the input");
+  }
+  for (Operation &op : consumer.getBody()->without_terminator()) {
+    bool scalar = llvm::all_of(op.getResultTypes(), [](Type t) {
+      return t.isIntOrFloat();
+    });
+    if (!scalar || op.getNumRegions() != 0 ||
+        !(op.hasTrait<OpTrait::ConstantLike>() ||
+          (op.hasTrait<OpTrait::Elementwise>() && isPure(&op) &&
+           llvm::all_of(op.getOperandTypes(),
+                        [](Type t) { return t.isIntOrFloat(); }))))
+      return elementwise("computes " + op.getName().getStringRef() +
+                         ", which is not a pure elementwise op on scalars");
+  }
+  return DiagnosedSilenceableFailure::success();
+}
 } // namespace
 
 LogicalResult tirx::UseWgmmaOp::verify() {
@@ -148,9 +291,18 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   fit ? "try " + Twine(fit) + " stages"
                       : Twine("use a smaller block tile"));
   }
+  // C in shared memory: fuse_into's tile, whose consumer the epilogue
+  // computes.
+  UseWgmmaOptions options{stages, groups, std::nullopt};
+  if (inSharedMemory(c.getType())) {
+    tirx::WgmmaEpilogue epilogue;
+    if (DiagnosedSilenceableFailure found = findEpilogue(self, matmul, epilogue);
+        !found.succeeded())
+      return found;
+    options.epilogue = epilogue;
+  }
   FailureOr<scf::ForallOp> forall =
-      useWgmma(rewriter, matmul, blocks, *sources,
-               UseWgmmaOptions{stages, groups});
+      useWgmma(rewriter, matmul, blocks, *sources, options);
   if (failed(forall))
     return reject(self, target, RefusalCode::not_applicable,
                   "the matmul could not be rewritten");

@@ -379,11 +379,13 @@ def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.gener
 }
 
 def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
-  {"params": {"type": "object", "additionalProperties": false, "properties": {}},
+  {"params": {"type": "object", "additionalProperties": false,
+    "properties": {"max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
+      "description": "in a loop over blocks, the shared memory the fused tile and the block's other buffers may take (H200: 48 KiB static; up to 227 KiB, which the lowering takes as dynamic shared memory; a matmul's tile fused before use_wgmma, whose epilogue then takes the consumer and frees the tile, needs BM x BN x 4 bytes)"}}},
    "preconditions": ["the target is a linalg op on buffers with one output, written through its parallel loops in order: elementwise, or a reduction (its reduction loops left out of the output) started by a linalg.fill of the output right before it",
                      "its output is an intermediate buffer (memref.alloc or memref.alloca) that is only deallocated, filled (a reduction) or read through memref.subviews of one tile, in one block of a later scf.forall or scf.for",
                      "nothing between the target and that loop touches memory, and nothing in the loop writes the target's inputs or the intermediate tile",
-                     "the tile is static with unit strides; in a loop over blocks, it and the loop's other shared buffers fit in 48 KiB"]}
+                     "the tile is static with unit strides; in a loop over blocks, it and the loop's other shared buffers fit in max_shared_bytes (48 KiB by default)"]}
 }]> {
   let summary = "Fuse a producer into its consumer's loop";
   let description = [{
@@ -430,10 +432,19 @@ def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
     named), `bad_order` (an op between producer and loop touches memory;
     named), `input_written` (the loop writes an input of the producer or
     the tile; named), `dynamic_tile` or `exceeds_smem` (in a block loop,
-    the tile and the loop's other shared buffers above 48 KiB).
+    the tile and the loop's other shared buffers above `max_shared_bytes`,
+    48 KiB by default). `max_shared_bytes` outside [1, 232448] is refused by
+    the verifier.
+
+    A matmul fused into its epilogue's block loop (the tile of its sums in
+    shared memory, `max_shared_bytes` raised to hold it) is what
+    `use_wgmma` then takes whole: its register epilogue computes the
+    consumer, and the shared tile disappears.
   }];
-  let arguments = (ins TransformHandleTypeInterface:$target);
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DefaultValuedAttr<I64Attr, "49152">:$max_shared_bytes);
   let results = (outs TransformHandleTypeInterface:$fused);
+  let hasVerifier = 1;
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
 }
 
