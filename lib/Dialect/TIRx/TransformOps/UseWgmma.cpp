@@ -267,10 +267,16 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                       " x " + Twine(n) + ": the tail tiles would need a "
                       "schedule of their own",
                   "pick block tile sizes that divide M and N");
-  if (k % kWgmmaTileK != 0)
+  // A tensor map's rows are a multiple of 16 bytes (cuTensorMapEncodeTiled):
+  // A's are K 16-bit elements. A last tile of K shorter than 64 is
+  // zero-filled by TMA.
+  if (k % 8 != 0)
     return reject(self, target, RefusalCode::not_divisible,
-                  "K = " + Twine(k) + " is not a multiple of 64, the K of "
-                  "one staged tile (a 128-byte swizzled row)");
+                  "K = " + Twine(k) + " is not a multiple of 8: the rows of "
+                  "A (" + Twine(k * 2) + " bytes) are not a multiple of 16 "
+                  "bytes, which TMA's tensor maps need",
+                  "pad K to a multiple of 8 (zeros in A and B), or use "
+                  "use_mma");
   if (bm * bn / (128 * groups) > kMaxSumsPerThread)
     return reject(self, target, RefusalCode::too_wide,
                   "each thread would hold " + Twine(bm * bn / (128 * groups)) +

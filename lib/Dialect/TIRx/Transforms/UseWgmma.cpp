@@ -239,7 +239,10 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   Type elem = typeA.getElementType();
   Type f32 = rewriter.getF32Type();
   const int64_t bm = typeC.getDimSize(0), bn = typeC.getDimSize(1);
-  const int64_t kTiles = typeA.getDimSize(1) / kWgmmaTileK;
+  // A K no tile of 64 divides ends in a partial tile: TMA fills the
+  // columns of A and the rows of B past K with zeros, whose products add
+  // nothing (and still counts the whole box's bytes on the barrier).
+  const int64_t kTiles = llvm::divideCeil(typeA.getDimSize(1), kWgmmaTileK);
   const int64_t stages = options.stages, groups = options.warpgroups;
   const int64_t threads = 128 * groups;
   // Rows of A (and of the accumulator) per warpgroup.

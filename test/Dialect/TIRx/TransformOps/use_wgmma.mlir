@@ -288,9 +288,12 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: K = 96 is not a multiple of 64.
-func.func @odd_k(%A: memref<128x96xbf16>, %B: memref<96x128xbf16>, %C: memref<128x128xf32>) {
-  // expected-note @below {{linalg.matmul#0}}
+// K = 96: a whole tile of 64 and a partial one (TMA fills A's columns and
+// B's rows past K with zeros): 2 tiles of K.
+// CHECK-LABEL: func.func @partial_k
+//       CHECK:   scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args
+//       CHECK:     nvgpu.warpgroup.mma
+func.func @partial_k(%A: memref<128x96xbf16>, %B: memref<96x128xbf16>, %C: memref<128x128xf32>) {
   linalg.matmul ins(%A, %B : memref<128x96xbf16>, memref<96x128xbf16>)
                 outs(%C : memref<128x128xf32>)
   return
@@ -299,7 +302,27 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{not_divisible: K = 96 is not a multiple of 64}}
+    %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: K = 100 is not a multiple of 8 (A's 200-byte rows: a tensor
+// map's rows are a multiple of 16 bytes).
+func.func @odd_k(%A: memref<128x100xbf16>, %B: memref<100x128xbf16>, %C: memref<128x128xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul ins(%A, %B : memref<128x100xbf16>, memref<100x128xbf16>)
+                outs(%C : memref<128x128xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_divisible: K = 100 is not a multiple of 8: the rows of A (200 bytes) are not a multiple of 16 bytes, which TMA's tensor maps need}}
+    // expected-note @below {{hint: pad K to a multiple of 8 (zeros in A and B), or use use_mma}}
     %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

@@ -502,8 +502,9 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
       "description": "consumer warpgroups (128 threads each): 1 computes the whole tile (M 64 or 128), 2 split M = 128 into two halves of 64 rows"}}},
    "preconditions": ["the target is a linalg.matmul on buffers (no transposed or broadcast maps) inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
                      "A and B are alike f16 or bf16, C is f32; the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
-                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, K of 64",
-                     "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory"]}
+                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, K of 8 (a last partial tile of 64 is zero-filled by TMA)",
+                     "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory",
+                     "a C in shared memory is fuse_into's tile of the matmul in its consumer's block loop: started by one linalg.fill and read by one elementwise linalg.generic (identity maps on the tile and its output; other inputs read along the rows or broadcast), which the epilogue computes"]}
 }]> {
   let summary = "Compute a block's matmul tile with Hopper's wgmma, fed by TMA";
   let description = [{
@@ -517,7 +518,23 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     it with `nvgpu.warpgroup.mma` (`wgmma.mma_async` m64nNk16, f32
     accumulators in registers), keeping one group of wgmma in flight. Once
     the last group completes, the sums go through shared memory and each
-    thread adds them to C four at a time.
+    thread adds them to C four at a time. A K that 64 does not divide (a
+    multiple of 8: a tensor map's rows are multiples of 16 bytes) ends in a
+    partial tile, whose columns of A and rows of B past K TMA fills with
+    zeros.
+
+    Epilogue fusion: when C is the block's tile in shared memory that
+    `fuse_into` made (the matmul moved into the block loop of an
+    elementwise consumer, such as a bias add and an activation), started
+    by a `linalg.fill` and read by one `linalg.generic`, the epilogue
+    computes that consumer instead of adding to C: four elements of a row
+    at a time, the fill's value added to the sums, the consumer's other
+    inputs loaded as vectors along the row (or a scalar broadcast, such as
+    a per-row input), its body's ops on vectors of four (`math.erf`,
+    `arith.truncf` to a 16-bit output...), the result stored into the
+    consumer's output. The tile, the fill and the consumer disappear: one
+    kernel, the sums never in global memory
+    (`examples/recipes/matmul_bias_gelu_bf16-wgmma.json`).
 
     The runner encodes the tensor maps (`cuTensorMapEncodeTiled`) from the
     bundle's manifest and passes each kernel a pointer to its copy in global
@@ -537,10 +554,18 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     split among threads), `not_a_tile` (A or B not a subview, taking all of
     K, of a buffer the host holds: the reduction was tiled, or the operands
     were promoted), `unsupported_type` (not 16-bit A and B with an f32 C),
-    `bad_block_size` (a block tile wgmma cannot take), `not_divisible` (M,
-    N or K not multiples of the tile), `too_wide` (more sums than registers
-    hold: use two warpgroups) or `exceeds_smem` (the hint gives the stages
-    that fit).
+    `bad_block_size` (a block tile wgmma cannot take), `not_divisible` (M
+    or N not multiples of the tile, K not of 8), `too_wide` (more sums than
+    registers hold: use two warpgroups) or `exceeds_smem` (the hint gives
+    the stages that fit). With C in shared memory: `not_intermediate` (not
+    a tile the block allocates, or no fill starts it), `no_consumer_loop`
+    (nothing reads it after the matmul), `other_use` (anything else uses
+    it), `bad_order` (an op that touches memory between the fill, the
+    matmul and the consumer), `not_elementwise` (a consumer that is not a
+    2-D all-parallel op writing the tile's shape through identity maps, or
+    whose body holds an op that is not a pure elementwise op on scalars)
+    or `not_contiguous` (an input read along the columns other than as its
+    innermost, unit-stride dimension).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "4">:$stages,

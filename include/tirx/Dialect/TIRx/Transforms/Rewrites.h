@@ -267,7 +267,9 @@ int64_t wgmmaSharedBytes(int64_t bm, int64_t bn, int64_t stages);
 ///
 /// Assumes (use_wgmma checks them): findWgmmaSources finds the sources,
 /// `blocks` is the forall mapped to blocks around `matmul`, A and B are
-/// alike f16 or bf16 and C f32, K is a multiple of kWgmmaTileK, BM is
+/// alike f16 or bf16 and C f32, K is a multiple of 8 (the rows of A a
+/// multiple of 16 bytes, as tensor maps need; a last partial tile of K is
+/// zero-filled by TMA), BM is
 /// 64 * warpgroups (or 128 with one), BN a multiple of 64 up to 256. With
 /// an epilogue: the fill, the matmul and the consumer are in one block in
 /// that order, with only gpu.barrier and memory-effect-free ops between
