@@ -7,6 +7,7 @@
 #include "Common.h"
 
 #include "tirx/Analysis/Access.h"
+#include "tirx/Dialect/TIRx/Transforms/Tails.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -166,6 +167,52 @@ DiagnosedSilenceableFailure findEpilogue(TransformOpInterface self,
   }
   return DiagnosedSilenceableFailure::success();
 }
+/// The tail tiles tile_to_blocks split off around the block's full
+/// matmul: the outermost scf.if in `blocks` around `matmul`, when every
+/// linalg op in it is `matmul` or a tail (tirx.tail) matmul on the same
+/// buffers, and everything else in it an scf.if, its yield or free of
+/// memory effects (index arithmetic, subviews).
+scf::IfOp tailsAround(linalg::MatmulOp matmul, scf::ForallOp blocks) {
+  scf::IfOp top;
+  for (Operation *p = matmul->getParentOp(); p && p != blocks;
+       p = p->getParentOp())
+    if (auto i = dyn_cast<scf::IfOp>(p))
+      top = i;
+    else
+      return {};
+  if (!top || top->getParentOp() != blocks)
+    return {};
+  auto root = [](Value v) {
+    auto subview = v.getDefiningOp<memref::SubViewOp>();
+    return subview ? subview.getSource() : Value();
+  };
+  bool ok = true;
+  top->walk([&](Operation *op) {
+    if (op == top.getOperation() || op == matmul.getOperation() ||
+        isa<scf::IfOp, scf::YieldOp>(op))
+      return;
+    if (auto tail = dyn_cast<linalg::MatmulOp>(op)) {
+      bool same = tail->hasAttr(tirx::kTailAttrName);
+      for (unsigned i = 0; i < 3 && same; ++i)
+        same = root(tail->getOperand(i)) &&
+               root(tail->getOperand(i)) == root(matmul->getOperand(i));
+      ok &= same;
+      return;
+    }
+    ok &= isMemoryEffectFree(op) && op->getNumRegions() == 0;
+  });
+  return ok ? top : scf::IfOp();
+}
+
+/// Moves `op` and what it uses from inside `top` to just before `top`
+/// (all of it free of memory effects: index arithmetic and subviews).
+void hoistBefore(RewriterBase &rewriter, Operation *op, scf::IfOp top) {
+  for (Value operand : op->getOperands())
+    if (Operation *def = operand.getDefiningOp();
+        def && top->isProperAncestor(def))
+      hoistBefore(rewriter, def, top);
+  rewriter.moveOpBefore(op, top);
+}
 } // namespace
 
 LogicalResult tirx::UseWgmmaOp::verify() {
@@ -203,6 +250,14 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "the target is already split among threads or warps; "
                   "wgmma is executed by whole warpgroups",
                   "apply use_wgmma right after tile_to_blocks");
+
+  if (target->hasAttr(tirx::kTailAttrName))
+    return reject(self, target, RefusalCode::not_divisible,
+                  "the target is a tail tile tile_to_blocks split off: "
+                  "use_wgmma computes the tails with the full tile's "
+                  "schedule",
+                  "apply use_wgmma to the full tile's matmul (the first "
+                  "linalg.matmul, target index 0), or to all of them");
 
   Value a = matmul.getDpsInputOperand(0)->get();
   Value b = matmul.getDpsInputOperand(1)->get();
@@ -260,13 +315,28 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto fullB = cast<MemRefType>(sources->b.getType());
   int64_t m = fullA.getDimSize(0), k = fullA.getDimSize(1),
           n = fullB.getDimSize(1);
-  if (m % bm != 0 || n % bn != 0)
-    return reject(self, target, RefusalCode::not_divisible,
-                  "the " + Twine(bm) + " x " + Twine(bn) +
-                      " block tile does not divide M x N = " + Twine(m) +
-                      " x " + Twine(n) + ": the tail tiles would need a "
-                      "schedule of their own",
-                  "pick block tile sizes that divide M and N");
+  // Tail tiles: the full tile's schedule computes them too (TMA fills
+  // what lies past M and N with zeros), its stores guarded.
+  scf::IfOp tails;
+  if (m % bm != 0 || n % bn != 0) {
+    tails = tailsAround(matmul, blocks);
+    if (!tails || inSharedMemory(c.getType()))
+      return reject(self, target, RefusalCode::not_divisible,
+                    "the " + Twine(bm) + " x " + Twine(bn) +
+                        " block tile does not divide M x N = " + Twine(m) +
+                        " x " + Twine(n) +
+                        (inSharedMemory(c.getType())
+                             ? Twine(": the epilogue takes whole tiles only")
+                             : Twine(", and the tail tiles are not those "
+                                     "tile_to_blocks split off (matmuls on "
+                                     "the same buffers)")),
+                    "pick block tile sizes that divide M and N");
+    if (n % 8 != 0)
+      return reject(self, target, RefusalCode::not_divisible,
+                    "N = " + Twine(n) + " is not a multiple of 8: the rows "
+                    "of B (" + Twine(n * 2) + " bytes) are not a multiple "
+                    "of 16 bytes, which TMA's tensor maps need");
+  }
   // A tensor map's rows are a multiple of 16 bytes (cuTensorMapEncodeTiled):
   // A's are K 16-bit elements. A last tile of K shorter than 64 is
   // zero-filled by TMA.
@@ -299,13 +369,23 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   }
   // C in shared memory: fuse_into's tile, whose consumer the epilogue
   // computes.
-  UseWgmmaOptions options{stages, groups, std::nullopt};
+  UseWgmmaOptions options{stages, groups, std::nullopt, bool(tails)};
   if (inSharedMemory(c.getType())) {
     tirx::WgmmaEpilogue epilogue;
     if (DiagnosedSilenceableFailure found = findEpilogue(self, matmul, epilogue);
         !found.succeeded())
       return found;
     options.epilogue = epilogue;
+  }
+  if (tails) {
+    // Every block runs the full tile's schedule: it leaves the branches,
+    // and the tail matmuls go (in this op's handle they become null and
+    // are skipped).
+    hoistBefore(rewriter, matmul, tails);
+    Operation *condition = tails.getCondition().getDefiningOp();
+    rewriter.eraseOp(tails);
+    if (condition && condition->use_empty() && isMemoryEffectFree(condition))
+      rewriter.eraseOp(condition);
   }
   FailureOr<scf::ForallOp> forall =
       useWgmma(rewriter, matmul, blocks, *sources, options);

@@ -440,8 +440,21 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   scf::ForOp::create(
       rewriter, loc, tid, b.cst(bm * bn / 4), b.cst(threads), ValueRange{},
       [&](OpBuilder &, Location, Value v, ValueRange) {
+        Block *loopBody = rewriter.getInsertionBlock();
         Value r = b.div(v, bn / 4);
         Value c = b.mul(b.rem(v, bn / 4), 4);
+        if (options.guardTails) {
+          // A tail block's tile reaches past M or N: store inside C only
+          // (N is a multiple of 8: four columns are all in or all out).
+          auto full = cast<MemRefType>(
+              cTile.getDefiningOp<memref::SubViewOp>().getSource().getType());
+          Value inside = b.both(
+              b.cmp(P::ult, b.add(row0, r), full.getDimSize(0)),
+              b.cmp(P::ult, b.add(col0, c), full.getDimSize(1)));
+          auto guard = scf::IfOp::create(rewriter, loc, inside,
+                                         /*withElseRegion=*/false);
+          rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+        }
         Value add = vector::LoadOp::create(rewriter, loc, vec4, sums,
                                            ValueRange{r, c});
         if (options.epilogue) {
@@ -452,6 +465,7 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
           Value sum = arith::AddFOp::create(rewriter, loc, old, add);
           vector::StoreOp::create(rewriter, loc, sum, cTile, ValueRange{r, c});
         }
+        rewriter.setInsertionPointToEnd(loopBody);
         scf::YieldOp::create(rewriter, loc);
       });
   rewriter.eraseOp(matmul);

@@ -502,7 +502,7 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
       "description": "consumer warpgroups (128 threads each): 1 computes the whole tile (M 64 or 128), 2 split M = 128 into two halves of 64 rows"}}},
    "preconditions": ["the target is a linalg.matmul on buffers (no transposed or broadcast maps) inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
                      "A and B are alike f16 or bf16, C is f32; the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
-                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, K of 8 (a last partial tile of 64 is zero-filled by TMA)",
+                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, or the tails are those tile_to_blocks split off (computed by the full tile's schedule, stores guarded; the target is the full tile's matmul, or all of them; N a multiple of 8); K a multiple of 8 (a last partial tile of 64 is zero-filled by TMA)",
                      "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory",
                      "a C in shared memory is fuse_into's tile of the matmul in its consumer's block loop: started by one linalg.fill and read by one elementwise linalg.generic (identity maps on the tile and its output; other inputs read along the rows or broadcast), which the epilogue computes"]}
 }]> {
@@ -521,7 +521,12 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     thread adds them to C four at a time. A K that 64 does not divide (a
     multiple of 8: a tensor map's rows are multiples of 16 bytes) ends in a
     partial tile, whose columns of A and rows of B past K TMA fills with
-    zeros.
+    zeros. Tails in M and N (the `scf.if` branches and `tirx.tail` matmuls
+    `tile_to_blocks` makes where the tile does not divide) are computed by
+    the full tile's schedule: the branches go, every block loads whole
+    boxes (TMA fills A's rows past M and B's columns past N with zeros)
+    and stores only the elements of C inside M x N. Apply it to the full
+    tile's matmul or to all of them; a tail alone is refused.
 
     Epilogue fusion: when C is the block's tile in shared memory that
     `fuse_into` made (the matmul moved into the block loop of an
@@ -555,7 +560,9 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     K, of a buffer the host holds: the reduction was tiled, or the operands
     were promoted), `unsupported_type` (not 16-bit A and B with an f32 C),
     `bad_block_size` (a block tile wgmma cannot take), `not_divisible` (M
-    or N not multiples of the tile, K not of 8), `too_wide` (more sums than
+    or N not multiples of the tile without tile_to_blocks' tails around
+    it, or with an epilogue; a tail targeted alone; N with tails, or K,
+    not multiples of 8), `too_wide` (more sums than
     registers hold: use two warpgroups) or `exceeds_smem` (the hint gives
     the stages that fit). With C in shared memory: `not_intermediate` (not
     a tile the block allocates, or no fill starts it), `no_consumer_loop`

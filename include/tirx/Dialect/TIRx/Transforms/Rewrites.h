@@ -237,6 +237,10 @@ struct UseWgmmaOptions {
   int64_t warpgroups = 1;
   /// The consumer the epilogue computes, if any.
   std::optional<WgmmaEpilogue> epilogue;
+  /// Tail tiles: every block computes a whole tile (TMA fills the rows of
+  /// A and the columns of B past M and N with zeros) and stores only the
+  /// elements of C inside M x N (its stores guarded).
+  bool guardTails = false;
 };
 
 /// Where a block's matmul tile reads A and B: the whole buffers, as the
