@@ -23,17 +23,12 @@ SIZES = {"1024": (1024, 1024, 1024), "2048": (2048, 2048, 2048),
          "8192": (8192, 8192, 8192), "odd": (4000, 4096, 4104)}
 
 if triton is not None:
+    from matmul16_peers import grouped_tile
+
     @triton.jit
     def matmul16_mnk_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr,
                             BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
-        pid = tl.program_id(0)
-        num_m = tl.cdiv(M, BM)
-        num_n = tl.cdiv(N, BN)
-        group = GROUP_M * num_n
-        first_m = (pid // group) * GROUP_M
-        gsize = tl.minimum(num_m - first_m, GROUP_M)
-        pid_m = first_m + (pid % group) % gsize
-        pid_n = (pid % group) // gsize
+        pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP_M)
         rm = pid_m * BM + tl.arange(0, BM)
         rn = pid_n * BN + tl.arange(0, BN)
         rk = tl.arange(0, BK)
@@ -54,7 +49,7 @@ if triton is not None:
 
 def run_size(timer, samples, keep, m, n, k):
     import torch
-    from matmul16_peers import _configs
+    from matmul16_peers import _configs, cublas_addmm_f32
     from timing import measure, triton_best_config
     torch.manual_seed(0)
     a = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.bfloat16)
@@ -66,12 +61,7 @@ def run_size(timer, samples, keep, m, n, k):
     def prepare():
         c.copy_(c0)
 
-    def cublas_f32():
-        try:
-            return torch.addmm(c, a, b, out_dtype=torch.float32, out=c)
-        except (TypeError, RuntimeError):
-            return c.add_(torch.mm(a, b, out_dtype=torch.float32))
-
+    cublas_f32 = lambda: cublas_addmm_f32(c, a, b)
     tuned = triton.autotune(configs=_configs(triton), key=["M", "N", "K"])(matmul16_mnk_kernel)
 
     def triton_fn():

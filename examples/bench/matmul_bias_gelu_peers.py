@@ -35,27 +35,13 @@ N = 4096
 PRECISION = "ieee"
 
 if triton is not None:
+    from matmul16_peers import grouped_tile, tile_sums
+
     @triton.jit
     def matmul_bias_gelu_kernel(a_ptr, b_ptr, bias_ptr, y_ptr, n, BM: tl.constexpr,
                                 BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
-        pid = tl.program_id(0)
-        num_m = n // BM
-        num_n = n // BN
-        group = GROUP_M * num_n
-        first_m = (pid // group) * GROUP_M
-        gsize = tl.minimum(num_m - first_m, GROUP_M)
-        pid_m = first_m + (pid % group) % gsize
-        pid_n = (pid % group) // gsize
-        rm = pid_m * BM + tl.arange(0, BM)
-        rn = pid_n * BN + tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        a = a_ptr + rm[:, None] * n + rk[None, :]
-        b = b_ptr + rk[:, None] * n + rn[None, :]
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for _ in range(0, n, BK):
-            acc = tl.dot(tl.load(a), tl.load(b), acc)
-            a += BK
-            b += BK * n
+        pid_m, pid_n = grouped_tile(n, n, BM, BN, GROUP_M)
+        acc, rm, rn = tile_sums(a_ptr, b_ptr, n, pid_m, pid_n, BM, BN, BK)
         x = acc + tl.load(bias_ptr + rn)[None, :]
         g = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
         tl.store(y_ptr + rm[:, None] * n + rn[None, :], g)
