@@ -11,7 +11,8 @@
 # Environment (all optional):
 #   TIRX_BENCH_SAMPLES       samples per kernel, TIRx and peers alike (1000)
 #   TIRX_BENCH_ONLY          a comma list of saxpy,exp-scale,rowsum,rmsnorm,matmul,
-#                            matmul_bf16,matmul_f16
+#                            matmul_bf16,matmul_f16,matmul_bias_gelu,
+#                            matmul_bf16_sizes
 #   TIRX_BENCH_COMPILE_MODE  torch.compile mode (max-autotune-no-cudagraphs)
 #   TIRX_BENCH_COMMIT        the commit to name in the table (default: git's)
 # Exit status: 1 if a TIRx bundle failed its check or was implausible, or a
@@ -51,6 +52,14 @@ for bench in ${only//,/ }; do
               bench-$bench-k16s4 bench-$bench-n256s3 bench-$bench-k32s4 \
               bench-$bench-n256k32s3 recipe-$bench-wgmma bench-$bench-wgmma128 \
               bench-$bench-wgmma128s3 bench-$bench-wgmma256s3 ;;
+    matmul_bias_gelu)
+            tirx matmul_bias_gelu matmul_bias_gelu_bf16-ref recipe-matmul_bias_gelu_bf16-wgmma ;;
+    matmul_bf16_sizes)
+            for size in 1024 2048 8192; do
+              tirx matmul_bf16_$size bench-matmul_bf16_$size-ref \
+                bench-matmul_bf16_$size-wgmma bench-matmul_bf16_$size-wgmma128
+            done
+            tirx matmul_bf16_odd bench-matmul_bf16_odd-ref bench-matmul_bf16_odd-wgmma ;;
     *) echo "all-bench.sh: unknown benchmark '$bench'" >&2; exit 2 ;;
   esac
 done

@@ -35,16 +35,23 @@ def _configs(triton):
 
 if triton is not None:
     @triton.jit
-    def matmul16_kernel(a_ptr, b_ptr, c_ptr, n, BM: tl.constexpr, BN: tl.constexpr,
-                        BK: tl.constexpr, GROUP_M: tl.constexpr):
+    def grouped_tile(M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP_M: tl.constexpr):
+        # The program's tile (pid_m, pid_n) in grouped order: GROUP_M rows
+        # of tiles in turn, sharing their columns of B in L2 (the peers of
+        # this file, matmul_bias_gelu_peers.py, matmul_bf16_sizes_peers.py).
         pid = tl.program_id(0)
-        num_m = n // BM
-        num_n = n // BN
+        num_m = tl.cdiv(M, BM)
+        num_n = tl.cdiv(N, BN)
         group = GROUP_M * num_n
         first_m = (pid // group) * GROUP_M
         gsize = tl.minimum(num_m - first_m, GROUP_M)
-        pid_m = first_m + (pid % group) % gsize
-        pid_n = (pid % group) // gsize
+        return first_m + (pid % group) % gsize, (pid % group) // gsize
+
+    @triton.jit
+    def tile_sums(a_ptr, b_ptr, n, pid_m, pid_n, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr):
+        # The f32 sums of tile (pid_m, pid_n) of A x B (n x n, row-major, n
+        # a multiple of the tiles), with its rows and columns.
         rm = pid_m * BM + tl.arange(0, BM)
         rn = pid_n * BN + tl.arange(0, BN)
         rk = tl.arange(0, BK)
@@ -55,8 +62,25 @@ if triton is not None:
             acc = tl.dot(tl.load(a), tl.load(b), acc)
             a += BK
             b += BK * n
+        return acc, rm, rn
+
+    @triton.jit
+    def matmul16_kernel(a_ptr, b_ptr, c_ptr, n, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr, GROUP_M: tl.constexpr):
+        pid_m, pid_n = grouped_tile(n, n, BM, BN, GROUP_M)
+        acc, rm, rn = tile_sums(a_ptr, b_ptr, n, pid_m, pid_n, BM, BN, BK)
         c = c_ptr + rm[:, None] * n + rn[None, :]
         tl.store(c, tl.load(c) + acc)
+
+
+def cublas_addmm_f32(c, a, b):
+    """C += A x B on cuBLAS with an f32 output: one GEMM with beta = 1 where
+    this torch has addmm's out_dtype, else the f32 product added to C."""
+    import torch
+    try:
+        return torch.addmm(c, a, b, out_dtype=torch.float32, out=c)
+    except (TypeError, RuntimeError):
+        return c.add_(torch.mm(a, b, out_dtype=torch.float32))
 
 
 def run(timer, samples, keep, dtype_name):
@@ -75,12 +99,7 @@ def run(timer, samples, keep, dtype_name):
     def prepare():
         c.copy_(c0)
 
-    def cublas_f32():
-        try:
-            return torch.addmm(c, a, b, out_dtype=torch.float32, out=c)
-        except (TypeError, RuntimeError):
-            return c.add_(torch.mm(a, b, out_dtype=torch.float32))
-
+    cublas_f32 = lambda: cublas_addmm_f32(c, a, b)
     tuned = triton.autotune(configs=_configs(triton), key=["n"])(matmul16_kernel)
 
     def triton_fn():

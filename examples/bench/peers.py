@@ -21,11 +21,17 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 BENCHES = ["saxpy", "exp-scale", "rowsum", "rmsnorm", "matmul", "matmul_bf16",
-           "matmul_f16"]
+           "matmul_f16", "matmul_bias_gelu", "matmul_bf16_sizes"]
 MODULES = {"saxpy": "saxpy_peers", "exp-scale": "exp_scale_peers",
            "rowsum": "rowsum_peers", "rmsnorm": "rmsnorm_peers",
            "matmul": "matmul_peers", "matmul_bf16": "matmul_bf16_peers",
-           "matmul_f16": "matmul_f16_peers"}
+           "matmul_f16": "matmul_f16_peers",
+           "matmul_bias_gelu": "matmul_bias_gelu_peers",
+           "matmul_bf16_sizes": "matmul_bf16_sizes_peers"}
+# Benchmarks of several sizes: run() returns one result per size suffix,
+# listed in the report as PREFIX + suffix.
+SIZED = {"matmul": ("matmul", ("256", "2048")),
+         "matmul_bf16_sizes": ("matmul_bf16_", ("1024", "2048", "8192", "odd"))}
 
 
 def driver_version():
@@ -114,11 +120,12 @@ def main(argv=None):
             r = mod.run(timer, args.samples, keep)
         except Exception as e:  # a benchmark that cannot run is reported
             r = {"error": "%s: %s" % (type(e).__name__, e)}
-        if b == "matmul":  # one entry per size, as the report lists them
-            subs = r if "error" not in r else {n: dict(r) for n in ("256", "2048")}
+        if b in SIZED:  # one entry per size, as the report lists them
+            prefix, sizes = SIZED[b]
+            subs = r if "error" not in r else {n: dict(r) for n in sizes}
             for n, sub in subs.items():
                 sub["wall_s"] = round(time.time() - t0, 1)
-                result["benchmarks"]["matmul%s" % n] = sub
+                result["benchmarks"][prefix + n] = sub
         else:
             r["wall_s"] = round(time.time() - t0, 1)
             result["benchmarks"][b] = r

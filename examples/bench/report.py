@@ -59,6 +59,19 @@ for _t in ("bf16", "f16"):
         ("bench-matmul_%s-wgmma128" % _t, "TIRx use_wgmma 128x128, 1 warpgroup, 4 TMA stages"),
         ("bench-matmul_%s-wgmma128s3" % _t, "TIRx use_wgmma 128x128, 1 warpgroup, 3 TMA stages (2 blocks per SM)"),
         ("bench-matmul_%s-wgmma256s3" % _t, "TIRx use_wgmma 128x256, 2 warpgroups, 3 TMA stages")]
+TIRX["matmul_bias_gelu"] = [
+    ("recipe-matmul_bias_gelu_bf16-wgmma",
+     "TIRx fuse_into + use_wgmma 128x256, 2 warpgroups, 4 TMA stages, bias + GELU "
+     "in the register epilogue (matmul_bias_gelu_bf16-wgmma)")]
+MATMUL16_SIZES = {"1024": "1024^3", "2048": "2048^3", "8192": "8192^3",
+                  "odd": "4000 x 4096 x 4104 (M x N x K)"}
+for _s in MATMUL16_SIZES:
+    TIRX["matmul_bf16_" + _s] = [
+        ("bench-matmul_bf16_%s-wgmma" % _s,
+         "TIRx use_wgmma %s" % ("64x128, 1 warpgroup, 4 TMA stages" if _s == "1024"
+                                else "128x256, 2 warpgroups, 4 TMA stages"))] + (
+        [] if _s == "odd" else
+        [("bench-matmul_bf16_%s-wgmma128" % _s, "TIRx use_wgmma 128x128, 1 warpgroup, 4 TMA stages")])
 TITLES = {"saxpy": "saxpy 2^26 f32 (y in place)",
           "exp-scale": "exp-scale 2^20 f32",
           "rowsum": "row sums 1024x16384 f32 (s +=)",
@@ -66,9 +79,13 @@ TITLES = {"saxpy": "saxpy 2^26 f32 (y in place)",
           "matmul256": "matmul 256^3 f32 (C +=)",
           "matmul2048": "matmul 2048^3 f32 (C +=)",
           "matmul_bf16": "matmul 4096^3 bf16 inputs, f32 sums (C f32 +=)",
-          "matmul_f16": "matmul 4096^3 f16 inputs, f32 sums (C f32 +=)"}
+          "matmul_f16": "matmul 4096^3 f16 inputs, f32 sums (C f32 +=)",
+          "matmul_bias_gelu": "matmul 4096^3 bf16 + bias + GELU (erf), f32 Y"}
+TITLES.update({"matmul_bf16_" + s: "matmul %s bf16 inputs, f32 sums (C f32 +=)" % t
+               for s, t in MATMUL16_SIZES.items()})
 ORDER = ["saxpy", "exp-scale", "rowsum", "rmsnorm", "matmul256", "matmul2048",
-         "matmul_bf16", "matmul_f16"]
+         "matmul_bf16", "matmul_f16", "matmul_bias_gelu"] + [
+             "matmul_bf16_" + s for s in MATMUL16_SIZES]
 
 
 def load(path, default=None):

@@ -30,6 +30,9 @@ export_ref layernorm-ref "$ex/layernorm.mlir"
 export_ref prime-saxpy-ref "$ex/prime-saxpy.mlir"
 export_ref matmul_bf16-ref "$ex/matmul_bf16.mlir"
 export_ref matmul_f16-ref "$ex/matmul_f16.mlir"
+# matmul + bias + GELU (recipe-matmul_bias_gelu_bf16-wgmma below: one
+# kernel); its reference is three (fill, matmul, GELU) with a scratch buffer.
+export_ref matmul_bias_gelu_bf16-ref "$ex/matmul_bias_gelu_bf16.mlir"
 export_bundle saxpy-scalar "$ex/saxpy.mlir" "$(schedule x saxpy-scalar.transform.mlir)" --transform-interpreter
 export_bundle saxpy-vec4 "$ex/saxpy.mlir" "$(schedule x saxpy-vec4.transform.mlir)" --transform-interpreter
 # saxpy over 2^20 elements, for the worker's screening rate
@@ -106,6 +109,12 @@ done
 # examples/<payload>.mlir.
 bench=$src/examples/bench
 export_ref bench-matmul2048-ref "$bench/matmul2048.mlir"
+# use_wgmma's bf16 matmul at 1024, 2048, 8192 and odd sizes (a partial last
+# tile of K): examples/bench/matmul16-sizes-bench.sh,
+# test/Integration/matmul16-sizes.test.
+for size in 1024 2048 8192 odd; do
+  export_ref "bench-matmul_bf16_$size-ref" "$bench/matmul_bf16_$size.mlir"
+done
 export_ref bench-rmsnorm8192-ref "$bench/rmsnorm8192.mlir"
 for recipe in "$bench"/recipes/*.json; do
   payload=$(basename "$recipe" .json)

@@ -28,6 +28,10 @@ using ::mlir::tirx::MappingKind;
 using ::mlir::tirx::mapsTo;
 using ::mlir::tirx::RefusalCode;
 
+/// Shared memory a block may take on Hopper (227 KiB; past 48 KiB as
+/// dynamic shared memory, which the lowering and the runner opt in to).
+constexpr int64_t kMaxSharedBytes = 232448;
+
 /// A refusal: "<code>: <message>", a note on the payload op, a hint; the
 /// same as data to the context's RefusalSink.
 DiagnosedSilenceableFailure reject(transform::TransformOpInterface op,

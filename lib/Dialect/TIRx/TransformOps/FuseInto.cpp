@@ -187,9 +187,6 @@ DiagnosedSilenceableFailure findConsumerTile(TransformOpInterface self,
   return DiagnosedSilenceableFailure::success();
 }
 
-/// Static shared memory per block (CUDA's limit without opting in to more).
-constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
-
 /// The bytes of a static workgroup buffer, or 0.
 int64_t workgroupBytes(MemRefType type) {
   if (!type.hasStaticShape() ||
@@ -201,12 +198,13 @@ int64_t workgroupBytes(MemRefType type) {
 }
 
 /// In a block loop the fused tile joins the block's shared memory: the
-/// loop's workgroup buffers and the tile must fit in a block's static
-/// shared memory.
+/// loop's workgroup buffers and the tile must fit in `maxBytes` (48 KiB of
+/// static shared memory by default).
 DiagnosedSilenceableFailure checkSharedMemory(TransformOpInterface self,
                                               linalg::LinalgOp producer,
                                               Operation *loop,
-                                              MemRefType fusedType) {
+                                              MemRefType fusedType,
+                                              int64_t maxBytes) {
   int64_t tileBytes = workgroupBytes(fusedType);
   if (tileBytes == 0)
     return DiagnosedSilenceableFailure::success();
@@ -214,13 +212,17 @@ DiagnosedSilenceableFailure checkSharedMemory(TransformOpInterface self,
   loop->walk([&](memref::AllocOp alloc) {
     bytes += workgroupBytes(alloc.getType());
   });
-  if (bytes > kMaxStaticSharedBytes)
+  if (bytes > maxBytes)
     return reject(self, producer, RefusalCode::exceeds_smem,
                   "the fused tile needs " + Twine(tileBytes) +
                       " bytes of shared memory, " + Twine(bytes) +
-                      " with the block's other buffers; a block has " +
-                      Twine(kMaxStaticSharedBytes),
-                  "tile the consumer's block loop smaller");
+                      " with the block's other buffers; max_shared_bytes "
+                      "is " + Twine(maxBytes),
+                  bytes <= kMaxSharedBytes
+                      ? "raise max_shared_bytes to " + Twine(bytes) +
+                            " (dynamic shared memory), or tile the "
+                            "consumer's block loop smaller"
+                      : Twine("tile the consumer's block loop smaller"));
   return DiagnosedSilenceableFailure::success();
 }
 
@@ -229,7 +231,8 @@ DiagnosedSilenceableFailure checkSharedMemory(TransformOpInterface self,
 /// tiled to, and its readers must take the fused buffer.
 DiagnosedSilenceableFailure checkConsumerTile(TransformOpInterface self,
                                               linalg::LinalgOp producer,
-                                              ConsumerTile found) {
+                                              ConsumerTile found,
+                                              int64_t maxSharedBytes) {
   Operation *target = producer;
   for (Operation *op = target->getNextNode(); op != found.loop;
        op = op->getNextNode())
@@ -264,9 +267,19 @@ DiagnosedSilenceableFailure checkConsumerTile(TransformOpInterface self,
           return reject(self, target, RefusalCode::other_use,
                         "the tile is read by " + tirx::irPath(user) +
                             ", which needs the tile's strided layout");
-  return checkSharedMemory(self, producer, found.loop, fusedType);
+  return checkSharedMemory(self, producer, found.loop, fusedType,
+                           maxSharedBytes);
 }
 } // namespace
+
+LogicalResult tirx::FuseIntoOp::verify() {
+  if (getMaxSharedBytes() < 1 || getMaxSharedBytes() > kMaxSharedBytes)
+    return detail::invalidParameter(
+        *this, "max_shared_bytes must lie in [1, " + Twine(kMaxSharedBytes) +
+                   "] (227 KiB of shared memory per block), got " +
+                   Twine(getMaxSharedBytes()));
+  return success();
+}
 
 DiagnosedSilenceableFailure
 tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
@@ -296,7 +309,7 @@ tirx::FuseIntoOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       !check.succeeded())
     return check;
   if (DiagnosedSilenceableFailure check =
-          checkConsumerTile(self, producer, found);
+          checkConsumerTile(self, producer, found, getMaxSharedBytes());
       !check.succeeded())
     return check;
   FailureOr<linalg::LinalgOp> fused =

@@ -6,6 +6,10 @@
 
 #include "Common.h"
 
+#include "tirx/Analysis/Access.h"
+#include "tirx/Dialect/TIRx/Transforms/Tails.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -19,10 +23,196 @@ using mlir::tirx::kWgmmaTileK;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Shared memory a block may take on Hopper (227 KiB).
-constexpr int64_t kMaxSharedBytes = 232448;
 /// f32 sums a thread may hold: wgmma's accumulators live in registers.
 constexpr int64_t kMaxSumsPerThread = 128;
+
+/// Whether `type` is in workgroup (shared) memory.
+bool inSharedMemory(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && tirx::memorySpaceName(memref) == "workgroup";
+}
+
+/// Whether every op strictly between `from` and `to` (one block) is a
+/// barrier or touches no memory; else the first that does.
+Operation *firstMemoryOpBetween(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (!isa<gpu::BarrierOp>(op) && !isMemoryEffectFree(op))
+      return op;
+  return nullptr;
+}
+
+/// The epilogue of a matmul whose C is a block's tile in shared memory
+/// (fuse_into's): the fill that starts it and the one elementwise
+/// linalg.generic that reads it, checked as useWgmma assumes.
+DiagnosedSilenceableFailure findEpilogue(TransformOpInterface self,
+                                         linalg::MatmulOp matmul,
+                                         tirx::WgmmaEpilogue &epilogue) {
+  Operation *target = matmul;
+  Value tile = matmul.getDpsInitOperand(0)->get();
+  const char *hint = "fuse the matmul (fuse_into) into the block loop of an "
+                     "elementwise linalg.generic that reads its tile";
+  if (!tile.getDefiningOp<memref::AllocOp>())
+    return reject(self, target, RefusalCode::not_intermediate,
+                  "C is a shared-memory buffer the block does not allocate",
+                  hint);
+  for (Operation *user : tile.getUsers()) {
+    if (user == target || isa<memref::DeallocOp>(user))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(user);
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (fill && !epilogue.fill && user->getBlock() == target->getBlock() &&
+        user->isBeforeInBlock(target)) {
+      epilogue.fill = fill;
+      continue;
+    }
+    if (generic && !epilogue.consumer &&
+        user->getBlock() == target->getBlock() &&
+        target->isBeforeInBlock(user)) {
+      epilogue.consumer = generic;
+      continue;
+    }
+    return reject(self, target, RefusalCode::other_use,
+                  "C's tile in shared memory is also used by " +
+                      tirx::irPath(user) +
+                      ": use_wgmma's epilogue takes a tile that one "
+                      "linalg.fill before the matmul starts and one "
+                      "linalg.generic after it reads",
+                  hint);
+  }
+  if (!epilogue.fill)
+    return reject(self, target, RefusalCode::not_intermediate,
+                  "nothing fills C's tile in shared memory before the "
+                  "matmul: its sums would start from unknown values",
+                  hint);
+  if (!epilogue.consumer)
+    return reject(self, target, RefusalCode::no_consumer_loop,
+                  "no linalg.generic after the matmul reads C's tile in "
+                  "shared memory: the sums would go nowhere",
+                  hint);
+  for (auto [from, to] : {std::pair<Operation *, Operation *>{epilogue.fill,
+                                                              target},
+                          {target, epilogue.consumer}})
+    if (Operation *op = firstMemoryOpBetween(from, to))
+      return reject(self, target, RefusalCode::bad_order,
+                    tirx::irPath(op) + " between the fill, the matmul and "
+                                       "its consumer touches memory",
+                    "move it after the consumer");
+  linalg::GenericOp consumer = epilogue.consumer;
+  auto tileType = cast<MemRefType>(tile.getType());
+  MLIRContext *ctx = matmul.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  auto elementwise = [&](const Twine &why) {
+    return reject(self, target, RefusalCode::not_elementwise,
+                  tirx::irPath(consumer) + " " + why +
+                      ": use_wgmma's epilogue computes an elementwise "
+                      "consumer of the tile, four elements of a row at a "
+                      "time",
+                  "leave the consumer a kernel of its own (tile the matmul "
+                  "to blocks without fuse_into)");
+  };
+  if (consumer.getNumLoops() != 2 || consumer.getNumReductionLoops() != 0 ||
+      consumer.getNumDpsInits() != 1 || !consumer.hasPureBufferSemantics())
+    return elementwise("is not a 2-D all-parallel op on buffers with one "
+                       "output");
+  OpOperand *out = consumer.getDpsInitOperand(0);
+  auto outType = dyn_cast<MemRefType>(out->get().getType());
+  if (consumer.getMatchingIndexingMap(out) != identity || !outType ||
+      outType.getShape() != tileType.getShape())
+    return elementwise("does not write the tile's shape through the "
+                       "identity map");
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    if (input->get() == tile) {
+      if (map != identity)
+        return elementwise("reads the tile through a map other than the "
+                           "identity");
+      continue;
+    }
+    if (!isa<MemRefType>(input->get().getType()) ||
+        !map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return elementwise("reads an input that is not a buffer through a "
+                         "projected permutation");
+  }
+  // Inputs and the output are read (or written) four columns at a time: the
+  // column loop, where used, must be the innermost, contiguous dimension.
+  for (OpOperand &operand : consumer->getOpOperands()) {
+    if (operand.get() == tile)
+      continue;
+    AffineMap map = consumer.getMatchingIndexingMap(&operand);
+    auto type = cast<MemRefType>(operand.get().getType());
+    bool usesColumns = map.isFunctionOfDim(1);
+    bool alongColumns = map.getNumResults() &&
+                        map.getResults().back() == getAffineDimExpr(1, ctx);
+    if (usesColumns && (!alongColumns || !type.isLastDimUnitStride()))
+      return reject(self, target, RefusalCode::not_contiguous,
+                    tirx::irPath(consumer) + " accesses its operand " +
+                        Twine(operand.getOperandNumber()) +
+                        " along the columns other than as its contiguous "
+                        "innermost dimension: the epilogue's accesses are "
+                        "vectors of four along a row",
+                    "interchange the consumer's loops or transpose the input");
+  }
+  for (Operation &op : consumer.getBody()->without_terminator()) {
+    bool scalar = llvm::all_of(op.getResultTypes(), [](Type t) {
+      return t.isIntOrFloat();
+    });
+    if (!scalar || op.getNumRegions() != 0 ||
+        !(op.hasTrait<OpTrait::ConstantLike>() ||
+          (op.hasTrait<OpTrait::Elementwise>() && isPure(&op) &&
+           llvm::all_of(op.getOperandTypes(),
+                        [](Type t) { return t.isIntOrFloat(); }))))
+      return elementwise("computes " + op.getName().getStringRef() +
+                         ", which is not a pure elementwise op on scalars");
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+/// The tail tiles tile_to_blocks split off around the block's full
+/// matmul: the outermost scf.if in `blocks` around `matmul`, when every
+/// linalg op in it is `matmul` or a tail (tirx.tail) matmul on the same
+/// buffers, and everything else in it an scf.if, its yield or free of
+/// memory effects (index arithmetic, subviews).
+scf::IfOp tailsAround(linalg::MatmulOp matmul, scf::ForallOp blocks) {
+  scf::IfOp top;
+  for (Operation *p = matmul->getParentOp(); p && p != blocks;
+       p = p->getParentOp())
+    if (auto i = dyn_cast<scf::IfOp>(p))
+      top = i;
+    else
+      return {};
+  if (!top || top->getParentOp() != blocks)
+    return {};
+  auto root = [](Value v) {
+    auto subview = v.getDefiningOp<memref::SubViewOp>();
+    return subview ? subview.getSource() : Value();
+  };
+  bool ok = true;
+  top->walk([&](Operation *op) {
+    if (op == top.getOperation() || op == matmul.getOperation() ||
+        isa<scf::IfOp, scf::YieldOp>(op))
+      return;
+    if (auto tail = dyn_cast<linalg::MatmulOp>(op)) {
+      bool same = tail->hasAttr(tirx::kTailAttrName);
+      for (unsigned i = 0; i < 3 && same; ++i)
+        same = root(tail->getOperand(i)) &&
+               root(tail->getOperand(i)) == root(matmul->getOperand(i));
+      ok &= same;
+      return;
+    }
+    ok &= isMemoryEffectFree(op) && op->getNumRegions() == 0;
+  });
+  return ok ? top : scf::IfOp();
+}
+
+/// Moves `op` and what it uses from inside `top` to just before `top`
+/// (all of it free of memory effects: index arithmetic and subviews).
+void hoistBefore(RewriterBase &rewriter, Operation *op, scf::IfOp top) {
+  for (Value operand : op->getOperands())
+    if (Operation *def = operand.getDefiningOp();
+        def && top->isProperAncestor(def))
+      hoistBefore(rewriter, def, top);
+  rewriter.moveOpBefore(op, top);
+}
 } // namespace
 
 LogicalResult tirx::UseWgmmaOp::verify() {
@@ -60,6 +250,14 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "the target is already split among threads or warps; "
                   "wgmma is executed by whole warpgroups",
                   "apply use_wgmma right after tile_to_blocks");
+
+  if (target->hasAttr(tirx::kTailAttrName))
+    return reject(self, target, RefusalCode::not_divisible,
+                  "the target is a tail tile tile_to_blocks split off: "
+                  "use_wgmma computes the tails with the full tile's "
+                  "schedule",
+                  "apply use_wgmma to the full tile's matmul (the first "
+                  "linalg.matmul, target index 0), or to all of them");
 
   Value a = matmul.getDpsInputOperand(0)->get();
   Value b = matmul.getDpsInputOperand(1)->get();
@@ -117,17 +315,38 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto fullB = cast<MemRefType>(sources->b.getType());
   int64_t m = fullA.getDimSize(0), k = fullA.getDimSize(1),
           n = fullB.getDimSize(1);
-  if (m % bm != 0 || n % bn != 0)
+  // Tail tiles: the full tile's schedule computes them too (TMA fills
+  // what lies past M and N with zeros), its stores guarded.
+  scf::IfOp tails;
+  if (m % bm != 0 || n % bn != 0) {
+    tails = tailsAround(matmul, blocks);
+    if (!tails || inSharedMemory(c.getType()))
+      return reject(self, target, RefusalCode::not_divisible,
+                    "the " + Twine(bm) + " x " + Twine(bn) +
+                        " block tile does not divide M x N = " + Twine(m) +
+                        " x " + Twine(n) +
+                        (inSharedMemory(c.getType())
+                             ? Twine(": the epilogue takes whole tiles only")
+                             : Twine(", and the tail tiles are not those "
+                                     "tile_to_blocks split off (matmuls on "
+                                     "the same buffers)")),
+                    "pick block tile sizes that divide M and N");
+    if (n % 8 != 0)
+      return reject(self, target, RefusalCode::not_divisible,
+                    "N = " + Twine(n) + " is not a multiple of 8: the rows "
+                    "of B (" + Twine(n * 2) + " bytes) are not a multiple "
+                    "of 16 bytes, which TMA's tensor maps need");
+  }
+  // A tensor map's rows are a multiple of 16 bytes (cuTensorMapEncodeTiled):
+  // A's are K 16-bit elements. A last tile of K shorter than 64 is
+  // zero-filled by TMA.
+  if (k % 8 != 0)
     return reject(self, target, RefusalCode::not_divisible,
-                  "the " + Twine(bm) + " x " + Twine(bn) +
-                      " block tile does not divide M x N = " + Twine(m) +
-                      " x " + Twine(n) + ": the tail tiles would need a "
-                      "schedule of their own",
-                  "pick block tile sizes that divide M and N");
-  if (k % kWgmmaTileK != 0)
-    return reject(self, target, RefusalCode::not_divisible,
-                  "K = " + Twine(k) + " is not a multiple of 64, the K of "
-                  "one staged tile (a 128-byte swizzled row)");
+                  "K = " + Twine(k) + " is not a multiple of 8: the rows of "
+                  "A (" + Twine(k * 2) + " bytes) are not a multiple of 16 "
+                  "bytes, which TMA's tensor maps need",
+                  "pad K to a multiple of 8 (zeros in A and B), or use "
+                  "use_mma");
   if (bm * bn / (128 * groups) > kMaxSumsPerThread)
     return reject(self, target, RefusalCode::too_wide,
                   "each thread would hold " + Twine(bm * bn / (128 * groups)) +
@@ -148,9 +367,28 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   fit ? "try " + Twine(fit) + " stages"
                       : Twine("use a smaller block tile"));
   }
+  // C in shared memory: fuse_into's tile, whose consumer the epilogue
+  // computes.
+  UseWgmmaOptions options{stages, groups, std::nullopt, bool(tails)};
+  if (inSharedMemory(c.getType())) {
+    tirx::WgmmaEpilogue epilogue;
+    if (DiagnosedSilenceableFailure found = findEpilogue(self, matmul, epilogue);
+        !found.succeeded())
+      return found;
+    options.epilogue = epilogue;
+  }
+  if (tails) {
+    // Every block runs the full tile's schedule: it leaves the branches,
+    // and the tail matmuls go (in this op's handle they become null and
+    // are skipped).
+    hoistBefore(rewriter, matmul, tails);
+    Operation *condition = tails.getCondition().getDefiningOp();
+    rewriter.eraseOp(tails);
+    if (condition && condition->use_empty() && isMemoryEffectFree(condition))
+      rewriter.eraseOp(condition);
+  }
   FailureOr<scf::ForallOp> forall =
-      useWgmma(rewriter, matmul, blocks, *sources,
-               UseWgmmaOptions{stages, groups});
+      useWgmma(rewriter, matmul, blocks, *sources, options);
   if (failed(forall))
     return reject(self, target, RefusalCode::not_applicable,
                   "the matmul could not be rewritten");

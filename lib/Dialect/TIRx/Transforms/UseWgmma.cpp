@@ -28,6 +28,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using tirx::kWgmmaM;
@@ -110,6 +112,100 @@ struct Emitter {
 };
 } // namespace
 
+/// The epilogue's consumer on four elements of row `r` from column `c`:
+/// `sums` (the matmul's, the fill's value added) for the tile, the other
+/// inputs loaded (a vector along the columns, else a broadcast scalar), the
+/// body's ops on vectors of four, the result stored into the output.
+static void emitEpilogue(RewriterBase &rewriter, Location loc,
+                         const tirx::WgmmaEpilogue &epilogue, Value tile,
+                         Value sums, Value r, Value c) {
+  MLIRContext *ctx = rewriter.getContext();
+  linalg::GenericOp consumer = epilogue.consumer;
+  auto widen = [](Type type) -> Type { return VectorType::get({4}, type); };
+  auto broadcast = [&](Value scalar) -> Value {
+    return vector::BroadcastOp::create(rewriter, loc, widen(scalar.getType()),
+                                       scalar);
+  };
+  Value start = linalg::FillOp(epilogue.fill).getInputs()[0];
+  if (!matchPattern(start, m_AnyZeroFloat()))
+    sums = arith::AddFOp::create(rewriter, loc, sums, broadcast(start));
+  Block *body = consumer.getBody();
+  IRMapping values;
+  for (OpOperand &operand : consumer->getOpOperands()) {
+    BlockArgument arg = body->getArgument(operand.getOperandNumber());
+    if (operand.get() == tile) {
+      values.map(arg, sums);
+      continue;
+    }
+    if (arg.use_empty())
+      continue;
+    AffineMap map = consumer.getMatchingIndexingMap(&operand);
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults())
+      indices.push_back(cast<AffineDimExpr>(e).getPosition() == 0 ? r : c);
+    if (map.getNumResults() &&
+        map.getResults().back() == getAffineDimExpr(1, ctx))
+      values.map(arg, vector::LoadOp::create(rewriter, loc, widen(arg.getType()),
+                                             operand.get(), indices));
+    else
+      values.map(arg, broadcast(memref::LoadOp::create(rewriter, loc,
+                                                       operand.get(), indices)));
+  }
+  // A value from outside the body (or a constant in it) is the same for
+  // the four elements.
+  auto vectorOf = [&](Value v) {
+    if (!values.contains(v))
+      values.map(v, broadcast(v));
+  };
+  for (Operation &op : body->without_terminator()) {
+    if (op.hasTrait<OpTrait::ConstantLike>()) {
+      Operation *scalar = rewriter.clone(op);
+      values.map(op.getResult(0), broadcast(scalar->getResult(0)));
+      continue;
+    }
+    for (Value operand : op.getOperands())
+      vectorOf(operand);
+    Operation *vector = rewriter.clone(op, values);
+    for (OpResult result : vector->getResults())
+      result.setType(widen(result.getType()));
+  }
+  Value result = body->getTerminator()->getOperand(0);
+  vectorOf(result);
+  vector::StoreOp::create(rewriter, loc, values.lookup(result),
+                          consumer.getDpsInitOperand(0)->get(),
+                          ValueRange{r, c});
+}
+
+/// Clears the way for the epilogue: the barriers fuse_into put around the
+/// fill and the matmul go (the threads' forall synchronizes itself), and
+/// the matmul moves down to the consumer, whose operands are then defined
+/// where the threads' forall is built.
+static void prepareEpilogue(RewriterBase &rewriter, linalg::MatmulOp matmul,
+                            const tirx::WgmmaEpilogue &epilogue) {
+  Operation *first = epilogue.fill;
+  if (isa_and_nonnull<gpu::BarrierOp>(first->getPrevNode()))
+    first = first->getPrevNode();
+  SmallVector<Operation *> barriers;
+  for (Operation *op = first; op != epilogue.consumer; op = op->getNextNode())
+    if (isa<gpu::BarrierOp>(op))
+      barriers.push_back(op);
+  for (Operation *barrier : barriers)
+    rewriter.eraseOp(barrier);
+  rewriter.moveOpBefore(matmul, epilogue.consumer);
+}
+
+/// Erases what the epilogue replaced: the consumer, the fill, the tile and
+/// its deallocations.
+static void eraseEpilogue(RewriterBase &rewriter,
+                          const tirx::WgmmaEpilogue &epilogue, Value tile) {
+  rewriter.eraseOp(epilogue.consumer);
+  rewriter.eraseOp(epilogue.fill);
+  for (Operation *user : llvm::make_early_inc_range(tile.getUsers()))
+    rewriter.eraseOp(user);
+  if (Operation *alloc = tile.getDefiningOp())
+    rewriter.eraseOp(alloc);
+}
+
 std::optional<tirx::WgmmaSources>
 tirx::findWgmmaSources(linalg::MatmulOp matmul, scf::ForallOp blocks) {
   WgmmaSources sources;
@@ -136,12 +232,17 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   MLIRContext *ctx = rewriter.getContext();
   Location loc = matmul.getLoc();
   Value cTile = matmul.getDpsInitOperand(0)->get();
+  if (options.epilogue)
+    prepareEpilogue(rewriter, matmul, *options.epilogue);
   auto typeA = cast<MemRefType>(sources.a.getType());
   auto typeC = cast<MemRefType>(cTile.getType());
   Type elem = typeA.getElementType();
   Type f32 = rewriter.getF32Type();
   const int64_t bm = typeC.getDimSize(0), bn = typeC.getDimSize(1);
-  const int64_t kTiles = typeA.getDimSize(1) / kWgmmaTileK;
+  // A K no tile of 64 divides ends in a partial tile: TMA fills the
+  // columns of A and the rows of B past K with zeros, whose products add
+  // nothing (and still counts the whole box's bytes on the barrier).
+  const int64_t kTiles = llvm::divideCeil(typeA.getDimSize(1), kWgmmaTileK);
   const int64_t stages = options.stages, groups = options.warpgroups;
   const int64_t threads = 128 * groups;
   // Rows of A (and of the accumulator) per warpgroup.
@@ -316,7 +417,8 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
       });
 
   // C += the sums: the accumulators into shared memory (every warpgroup's
-  // wgmma done, every stage read), then each thread adds rows of 4.
+  // wgmma done, every stage read), then each thread adds rows of 4 (or
+  // computes the epilogue's consumer on them).
   rewriter.setInsertionPointAfter(loop);
   NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, uint64_t(0));
   gpu::BarrierOp::create(rewriter, loc);
@@ -338,16 +440,36 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   scf::ForOp::create(
       rewriter, loc, tid, b.cst(bm * bn / 4), b.cst(threads), ValueRange{},
       [&](OpBuilder &, Location, Value v, ValueRange) {
+        Block *loopBody = rewriter.getInsertionBlock();
         Value r = b.div(v, bn / 4);
         Value c = b.mul(b.rem(v, bn / 4), 4);
+        if (options.guardTails) {
+          // A tail block's tile reaches past M or N: store inside C only
+          // (N is a multiple of 8: four columns are all in or all out).
+          auto full = cast<MemRefType>(
+              cTile.getDefiningOp<memref::SubViewOp>().getSource().getType());
+          Value inside = b.both(
+              b.cmp(P::ult, b.add(row0, r), full.getDimSize(0)),
+              b.cmp(P::ult, b.add(col0, c), full.getDimSize(1)));
+          auto guard = scf::IfOp::create(rewriter, loc, inside,
+                                         /*withElseRegion=*/false);
+          rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+        }
         Value add = vector::LoadOp::create(rewriter, loc, vec4, sums,
                                            ValueRange{r, c});
-        Value old = vector::LoadOp::create(rewriter, loc, vec4, cTile,
-                                           ValueRange{r, c});
-        Value sum = arith::AddFOp::create(rewriter, loc, old, add);
-        vector::StoreOp::create(rewriter, loc, sum, cTile, ValueRange{r, c});
+        if (options.epilogue) {
+          emitEpilogue(rewriter, loc, *options.epilogue, cTile, add, r, c);
+        } else {
+          Value old = vector::LoadOp::create(rewriter, loc, vec4, cTile,
+                                             ValueRange{r, c});
+          Value sum = arith::AddFOp::create(rewriter, loc, old, add);
+          vector::StoreOp::create(rewriter, loc, sum, cTile, ValueRange{r, c});
+        }
+        rewriter.setInsertionPointToEnd(loopBody);
         scf::YieldOp::create(rewriter, loc);
       });
   rewriter.eraseOp(matmul);
+  if (options.epilogue)
+    eraseEpilogue(rewriter, *options.epilogue, cTile);
   return forall;
 }

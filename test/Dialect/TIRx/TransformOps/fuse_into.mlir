@@ -526,9 +526,87 @@ module attributes {transform.with_named_sequence} {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
     %p, %c = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %t, %f = transform.tirx.tile_to_blocks %c tile_sizes [16384] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{exceeds_smem: the fused tile needs 65536 bytes of shared memory, 65536 with the block's other buffers; a block has 49152}}
-    // expected-note @below {{hint: tile the consumer's block loop smaller}}
+    // expected-error @below {{exceeds_smem: the fused tile needs 65536 bytes of shared memory, 65536 with the block's other buffers; max_shared_bytes is 49152}}
+    // expected-note @below {{hint: raise max_shared_bytes to 65536 (dynamic shared memory), or tile the consumer's block loop smaller}}
     %fused = transform.tirx.fuse_into %p : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The same tile with max_shared_bytes raised to hold it: fused, the tile
+// in shared memory (dynamic shared memory past 48 KiB at lowering).
+// CHECK-LABEL: func.func @raised
+//       CHECK:   scf.forall
+//       CHECK:     memref.alloc() : memref<16384xf32, #gpu.address_space<workgroup>>
+//       CHECK:     math.exp
+#id = affine_map<(d0) -> (d0)>
+func.func @raised(%x: memref<65536xf32>, %y: memref<65536xf32>) {
+  %t = memref.alloc() : memref<65536xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<65536xf32>) outs(%t : memref<65536xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<65536xf32>) outs(%y : memref<65536xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %p, %c = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t, %f = transform.tirx.tile_to_blocks %c tile_sizes [16384] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fused = transform.tirx.fuse_into %p {max_shared_bytes = 65536} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: a tile past 227 KiB, whatever max_shared_bytes says (the
+// verifier's limit); the hint no longer offers to raise it.
+#id = affine_map<(d0) -> (d0)>
+func.func @too_big_for_any(%x: memref<131072xf32>, %y: memref<131072xf32>) {
+  %t = memref.alloc() : memref<131072xf32>
+  // expected-note @below {{payload op: func @too_big_for_any / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<131072xf32>) outs(%t : memref<131072xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<131072xf32>) outs(%y : memref<131072xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %p, %c = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t, %f = transform.tirx.tile_to_blocks %c tile_sizes [65536] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{exceeds_smem: the fused tile needs 262144 bytes of shared memory, 262144 with the block's other buffers; max_shared_bytes is 232448}}
+    // expected-note @below {{hint: tile the consumer's block loop smaller}}
+    %fused = transform.tirx.fuse_into %p {max_shared_bytes = 232448} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused parameter: max_shared_bytes past 227 KiB.
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{invalid_parameter: max_shared_bytes must lie in [1, 232448] (227 KiB of shared memory per block), got 300000}}
+    %fused = transform.tirx.fuse_into %g {max_shared_bytes = 300000} : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }

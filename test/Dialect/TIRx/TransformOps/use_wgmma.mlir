@@ -268,9 +268,43 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: M = 320 is not a multiple of the 128-row tile.
-func.func @tail(%A: memref<320x64xbf16>, %B: memref<64x128xbf16>, %C: memref<320x128xf32>) {
-  // expected-note @below {{linalg.matmul#0}}
+// M = 320 and N = 200 are not multiples of the 128 x 128 tile: the tails
+// tile_to_blocks splits off are computed by the full tile's schedule. No
+// branch is left: every block loads whole boxes (TMA fills the rows of A
+// past 320 and the columns of B past 200 with zeros) and stores only the
+// elements of C inside 320 x 200; no tail matmul remains.
+// CHECK-LABEL: func.func @tails
+//   CHECK-NOT:   linalg.matmul {{.*}}ins(
+//       CHECK:   scf.forall (%[[BY:.*]], %[[BX:.*]]) in (3, 2)
+//   CHECK-NOT:     scf.if
+//       CHECK:     scf.forall (%{{.*}}) in (128)
+//       CHECK:       nvgpu.warpgroup.mma
+//       CHECK:       scf.for
+//       CHECK:         %[[IN:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+//       CHECK:         scf.if %[[IN]] {
+//       CHECK:           vector.load
+//       CHECK:           vector.store
+//   CHECK-NOT:   linalg.matmul {{.*}}ins(
+func.func @tails(%A: memref<320x64xbf16>, %B: memref<64x200xbf16>, %C: memref<320x200xf32>) {
+  linalg.matmul ins(%A, %B : memref<320x64xbf16>, memref<64x200xbf16>)
+                outs(%C : memref<320x200xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %all = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %w = transform.tirx.use_wgmma %all : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: a tail tile alone (the full tile's matmul takes the tails).
+func.func @tail_alone(%A: memref<320x64xbf16>, %B: memref<64x128xbf16>, %C: memref<320x128xf32>) {
+  // expected-note @below {{payload op: func @tail_alone / scf.forall#0 (block y, block x) / scf.if#0 / linalg.matmul#0}}
   linalg.matmul ins(%A, %B : memref<320x64xbf16>, memref<64x128xbf16>)
                 outs(%C : memref<320x128xf32>)
   return
@@ -279,8 +313,29 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{not_divisible: the 128 x 128 block tile does not divide M x N = 320 x 128}}
-    // expected-note @below {{hint: pick block tile sizes that divide M and N}}
+    %tail = transform.structured.match ops{["linalg.matmul"]} attributes {tirx.tail} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_divisible: the target is a tail tile tile_to_blocks split off: use_wgmma computes the tails with the full tile's schedule}}
+    // expected-note @below {{hint: apply use_wgmma to the full tile's matmul (the first linalg.matmul, target index 0), or to all of them}}
+    %w = transform.tirx.use_wgmma %tail : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: N = 196 leaves a tail, and B's rows (392 bytes) are not a
+// multiple of 16 bytes: TMA cannot load B.
+func.func @tail_n_unaligned(%A: memref<128x64xbf16>, %B: memref<64x196xbf16>, %C: memref<128x196xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul ins(%A, %B : memref<128x64xbf16>, memref<64x196xbf16>)
+                outs(%C : memref<128x196xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_divisible: N = 196 is not a multiple of 8: the rows of B (392 bytes) are not a multiple of 16 bytes, which TMA's tensor maps need}}
     %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
@@ -288,9 +343,39 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: K = 96 is not a multiple of 64.
-func.func @odd_k(%A: memref<128x96xbf16>, %B: memref<96x128xbf16>, %C: memref<128x128xf32>) {
-  // expected-note @below {{linalg.matmul#0}}
+// Refused: a tile that does not divide M where no tail op of
+// tile_to_blocks surrounds it (a hand-made block loop over 2 x 128 rows of
+// 320).
+func.func @no_tails(%A: memref<320x64xbf16>, %B: memref<64x128xbf16>, %C: memref<320x128xf32>) {
+  scf.forall (%i) in (2) {
+    %r = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+    %a = memref.subview %A[%r, 0] [128, 64] [1, 1] : memref<320x64xbf16> to memref<128x64xbf16, strided<[64, 1], offset: ?>>
+    %b = memref.subview %B[0, 0] [64, 128] [1, 1] : memref<64x128xbf16> to memref<64x128xbf16, strided<[128, 1]>>
+    %c = memref.subview %C[%r, 0] [128, 128] [1, 1] : memref<320x128xf32> to memref<128x128xf32, strided<[128, 1], offset: ?>>
+    // expected-note @below {{linalg.matmul#0}}
+    linalg.matmul ins(%a, %b : memref<128x64xbf16, strided<[64, 1], offset: ?>>, memref<64x128xbf16, strided<[128, 1]>>)
+                  outs(%c : memref<128x128xf32, strided<[128, 1], offset: ?>>)
+  } {mapping = [#gpu.block<x>]}
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_divisible: the 128 x 128 block tile does not divide M x N = 320 x 128, and the tail tiles are not those tile_to_blocks split off (matmuls on the same buffers)}}
+    // expected-note @below {{hint: pick block tile sizes that divide M and N}}
+    %w = transform.tirx.use_wgmma %m : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// K = 96: a whole tile of 64 and a partial one (TMA fills A's columns and
+// B's rows past K with zeros): 2 tiles of K.
+// CHECK-LABEL: func.func @partial_k
+//       CHECK:   scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args
+//       CHECK:     nvgpu.warpgroup.mma
+func.func @partial_k(%A: memref<128x96xbf16>, %B: memref<96x128xbf16>, %C: memref<128x128xf32>) {
   linalg.matmul ins(%A, %B : memref<128x96xbf16>, memref<96x128xbf16>)
                 outs(%C : memref<128x128xf32>)
   return
@@ -299,7 +384,27 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{not_divisible: K = 96 is not a multiple of 64}}
+    %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: K = 100 is not a multiple of 8 (A's 200-byte rows: a tensor
+// map's rows are a multiple of 16 bytes).
+func.func @odd_k(%A: memref<128x100xbf16>, %B: memref<100x128xbf16>, %C: memref<128x128xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul ins(%A, %B : memref<128x100xbf16>, memref<100x128xbf16>)
+                outs(%C : memref<128x128xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_divisible: K = 100 is not a multiple of 8: the rows of A (200 bytes) are not a multiple of 16 bytes, which TMA's tensor maps need}}
+    // expected-note @below {{hint: pad K to a multiple of 8 (zeros in A and B), or use use_mma}}
     %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

@@ -400,11 +400,13 @@ def TIRx_PromoteToSharedOp : TIRx_TransformOp<"promote_to_shared", "linalg.gener
 }
 
 def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
-  {"params": {"type": "object", "additionalProperties": false, "properties": {}},
+  {"params": {"type": "object", "additionalProperties": false,
+    "properties": {"max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
+      "description": "in a loop over blocks, the shared memory the fused tile and the block's other buffers may take (H200: 48 KiB static; up to 227 KiB, which the lowering takes as dynamic shared memory; a matmul's tile fused before use_wgmma, whose epilogue then takes the consumer and frees the tile, needs BM x BN x 4 bytes)"}}},
    "preconditions": ["the target is a linalg op on buffers with one output, written through its parallel loops in order: elementwise, or a reduction (its reduction loops left out of the output) started by a linalg.fill of the output right before it",
                      "its output is an intermediate buffer (memref.alloc or memref.alloca) that is only deallocated, filled (a reduction) or read through memref.subviews of one tile, in one block of a later scf.forall or scf.for",
                      "nothing between the target and that loop touches memory, and nothing in the loop writes the target's inputs or the intermediate tile",
-                     "the tile is static with unit strides; in a loop over blocks, it and the loop's other shared buffers fit in 48 KiB"]}
+                     "the tile is static with unit strides; in a loop over blocks, it and the loop's other shared buffers fit in max_shared_bytes (48 KiB by default)"]}
 }]> {
   let summary = "Fuse a producer into its consumer's loop";
   let description = [{
@@ -451,10 +453,19 @@ def TIRx_FuseIntoOp : TIRx_TransformOp<"fuse_into", "linalg.generic", [{
     named), `bad_order` (an op between producer and loop touches memory;
     named), `input_written` (the loop writes an input of the producer or
     the tile; named), `dynamic_tile` or `exceeds_smem` (in a block loop,
-    the tile and the loop's other shared buffers above 48 KiB).
+    the tile and the loop's other shared buffers above `max_shared_bytes`,
+    48 KiB by default). `max_shared_bytes` outside [1, 232448] is refused by
+    the verifier.
+
+    A matmul fused into its epilogue's block loop (the tile of its sums in
+    shared memory, `max_shared_bytes` raised to hold it) is what
+    `use_wgmma` then takes whole: its register epilogue computes the
+    consumer, and the shared tile disappears.
   }];
-  let arguments = (ins TransformHandleTypeInterface:$target);
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DefaultValuedAttr<I64Attr, "49152">:$max_shared_bytes);
   let results = (outs TransformHandleTypeInterface:$fused);
+  let hasVerifier = 1;
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
 }
 
@@ -521,8 +532,9 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
       "description": "consumer warpgroups (128 threads each): 1 computes the whole tile (M 64 or 128), 2 split M = 128 into two halves of 64 rows"}}},
    "preconditions": ["the target is a linalg.matmul on buffers (no transposed or broadcast maps) inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
                      "A and B are alike f16 or bf16, C is f32; the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
-                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, K of 64",
-                     "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory"]}
+                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, or the tails are those tile_to_blocks split off (computed by the full tile's schedule, stores guarded; the target is the full tile's matmul, or all of them; N a multiple of 8); K a multiple of 8 (a last partial tile of 64 is zero-filled by TMA)",
+                     "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory",
+                     "a C in shared memory is fuse_into's tile of the matmul in its consumer's block loop: started by one linalg.fill and read by one elementwise linalg.generic (identity maps on the tile and its output; other inputs read along the rows or broadcast), which the epilogue computes"]}
 }]> {
   let summary = "Compute a block's matmul tile with Hopper's wgmma, fed by TMA";
   let description = [{
@@ -536,7 +548,28 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     it with `nvgpu.warpgroup.mma` (`wgmma.mma_async` m64nNk16, f32
     accumulators in registers), keeping one group of wgmma in flight. Once
     the last group completes, the sums go through shared memory and each
-    thread adds them to C four at a time.
+    thread adds them to C four at a time. A K that 64 does not divide (a
+    multiple of 8: a tensor map's rows are multiples of 16 bytes) ends in a
+    partial tile, whose columns of A and rows of B past K TMA fills with
+    zeros. Tails in M and N (the `scf.if` branches and `tirx.tail` matmuls
+    `tile_to_blocks` makes where the tile does not divide) are computed by
+    the full tile's schedule: the branches go, every block loads whole
+    boxes (TMA fills A's rows past M and B's columns past N with zeros)
+    and stores only the elements of C inside M x N. Apply it to the full
+    tile's matmul or to all of them; a tail alone is refused.
+
+    Epilogue fusion: when C is the block's tile in shared memory that
+    `fuse_into` made (the matmul moved into the block loop of an
+    elementwise consumer, such as a bias add and an activation), started
+    by a `linalg.fill` and read by one `linalg.generic`, the epilogue
+    computes that consumer instead of adding to C: four elements of a row
+    at a time, the fill's value added to the sums, the consumer's other
+    inputs loaded as vectors along the row (or a scalar broadcast, such as
+    a per-row input), its body's ops on vectors of four (`math.erf`,
+    `arith.truncf` to a 16-bit output...), the result stored into the
+    consumer's output. The tile, the fill and the consumer disappear: one
+    kernel, the sums never in global memory
+    (`examples/recipes/matmul_bias_gelu_bf16-wgmma.json`).
 
     The runner encodes the tensor maps (`cuTensorMapEncodeTiled`) from the
     bundle's manifest and passes each kernel a pointer to its copy in global
@@ -556,10 +589,20 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     split among threads), `not_a_tile` (A or B not a subview, taking all of
     K, of a buffer the host holds: the reduction was tiled, or the operands
     were promoted), `unsupported_type` (not 16-bit A and B with an f32 C),
-    `bad_block_size` (a block tile wgmma cannot take), `not_divisible` (M,
-    N or K not multiples of the tile), `too_wide` (more sums than registers
-    hold: use two warpgroups) or `exceeds_smem` (the hint gives the stages
-    that fit).
+    `bad_block_size` (a block tile wgmma cannot take), `not_divisible` (M
+    or N not multiples of the tile without tile_to_blocks' tails around
+    it, or with an epilogue; a tail targeted alone; N with tails, or K,
+    not multiples of 8), `too_wide` (more sums than
+    registers hold: use two warpgroups) or `exceeds_smem` (the hint gives
+    the stages that fit). With C in shared memory: `not_intermediate` (not
+    a tile the block allocates, or no fill starts it), `no_consumer_loop`
+    (nothing reads it after the matmul), `other_use` (anything else uses
+    it), `bad_order` (an op that touches memory between the fill, the
+    matmul and the consumer), `not_elementwise` (a consumer that is not a
+    2-D all-parallel op writing the tile's shape through identity maps, or
+    whose body holds an op that is not a pure elementwise op on scalars)
+    or `not_contiguous` (an input read along the columns other than as its
+    innermost, unit-stride dimension).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "4">:$stages,

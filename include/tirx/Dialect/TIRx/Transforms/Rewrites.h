@@ -232,11 +232,29 @@ constexpr int64_t kWgmmaM = 64;
 /// 128-byte swizzle).
 constexpr int64_t kWgmmaSharedAlign = 1024;
 
+/// An elementwise consumer of a block's matmul tile that useWgmma computes
+/// in its epilogue, in place of adding the sums to C: the matmul's C is a
+/// tile in shared memory (fuse_into's, in the block loop) that `fill`
+/// starts and `consumer` alone reads. The epilogue computes the consumer's
+/// body on (the fill's value + the sums) and its other inputs, four
+/// elements of a row at a time, and writes the consumer's output; the
+/// tile, the fill and the consumer disappear.
+struct WgmmaEpilogue {
+  linalg::FillOp fill;
+  linalg::GenericOp consumer;
+};
+
 struct UseWgmmaOptions {
   /// Shared buffers per operand: TMA fills stages - 1 tiles ahead.
   int64_t stages = 4;
   /// Consumer warpgroups (128 threads each); with 2, each computes 64 rows.
   int64_t warpgroups = 1;
+  /// The consumer the epilogue computes, if any.
+  std::optional<WgmmaEpilogue> epilogue;
+  /// Tail tiles: every block computes a whole tile (TMA fills the rows of
+  /// A and the columns of B past M and N with zeros) and stores only the
+  /// elements of C inside M x N (its stores guarded).
+  bool guardTails = false;
 };
 
 /// Where a block's matmul tile reads A and B: the whole buffers, as the
@@ -267,8 +285,17 @@ int64_t wgmmaSharedBytes(int64_t bm, int64_t bn, int64_t stages);
 ///
 /// Assumes (use_wgmma checks them): findWgmmaSources finds the sources,
 /// `blocks` is the forall mapped to blocks around `matmul`, A and B are
-/// alike f16 or bf16 and C f32, K is a multiple of kWgmmaTileK, BM is
-/// 64 * warpgroups (or 128 with one), BN a multiple of 64 up to 256.
+/// alike f16 or bf16 and C f32, K is a multiple of 8 (the rows of A a
+/// multiple of 16 bytes, as tensor maps need; a last partial tile of K is
+/// zero-filled by TMA), BM is
+/// 64 * warpgroups (or 128 with one), BN a multiple of 64 up to 256. With
+/// an epilogue: the fill, the matmul and the consumer are in one block in
+/// that order, with only gpu.barrier and memory-effect-free ops between
+/// them; the tile is a memref.alloc used by nothing else (deallocations
+/// aside); the consumer is all parallel over the tile (identity maps for
+/// the tile and its one output), its body elementwise-mappable scalar ops,
+/// its other inputs read through projected permutations whose last result
+/// is the column loop (unit innermost stride) or that do not use it.
 FailureOr<scf::ForallOp> useWgmma(RewriterBase &rewriter,
                                   linalg::MatmulOp matmul,
                                   scf::ForallOp blocks,
