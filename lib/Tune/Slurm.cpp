@@ -190,6 +190,10 @@ slurm::expandJobIds(llvm::StringRef id) {
   return ids;
 }
 
+/// The most tasks one squeue/sacct answer may name (a tune submits far
+/// fewer; beyond, the answer is refused rather than held in memory).
+static constexpr size_t kMaxStatusRows = 200000;
+
 llvm::Expected<std::map<std::string, slurm::StatusRow>>
 slurm::parseStatus(llvm::StringRef text, unsigned fields) {
   std::map<std::string, StatusRow> rows;
@@ -222,11 +226,15 @@ slurm::parseStatus(llvm::StringRef text, unsigned fields) {
     if (fields > 2)
       row.node = f[2].trim().str();
     if (fields > 3)
-      row.reason = f[3].trim().str();
+      row.reason = f[3].trim().take_front(300).str(); // shown, not parsed
     llvm::Expected<std::vector<std::string>> ids =
         expandJobIds(f[0].trim());
     if (!ids)
       return bad(llvm::toString(ids.takeError()));
+    // Over the whole answer too: hostile output must not grow without bound.
+    if (rows.size() + ids->size() > kMaxStatusRows)
+      return bad("more than " + std::to_string(kMaxStatusRows) +
+                 " tasks in one answer");
     for (const std::string &id : *ids)
       rows[id] = row;
   }

@@ -107,6 +107,24 @@ TEST(Slurm, OutputThatDoesNotParseIsAnError) {
   }
 }
 
+TEST(Slurm, HostileOutputIsBounded) {
+  // Many lines of 100000 tasks each (each line within the per-id cap): the
+  // whole answer is capped, and a reason is kept to 300 characters.
+  std::string many;
+  for (int job = 1; job <= 3; ++job)
+    many += std::to_string(job) + "_[0-99999]|PENDING||None\n";
+  llvm::Expected<std::map<std::string, slurm::StatusRow>> rows =
+      slurm::parseStatus(many, 4);
+  ASSERT_FALSE(bool(rows));
+  EXPECT_NE(llvm::toString(rows.takeError()).find("tasks in one answer"),
+            std::string::npos);
+  auto one = slurm::parseStatus("5_1|PENDING|n|" + std::string(5000, 'x') +
+                                    "\n",
+                                4);
+  ASSERT_TRUE(bool(one)) << llvm::toString(one.takeError());
+  EXPECT_EQ(one->at("5_1").reason.size(), 300u);
+}
+
 TEST(Slurm, AFailedCallIsNoAnswer) {
   // Not "no jobs": the executor retries, then stops (slurm-fake.test).
   slurm::StatusAnswer a = slurm::statusAnswer(

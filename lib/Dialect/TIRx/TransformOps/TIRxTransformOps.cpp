@@ -426,6 +426,9 @@ DiagnosedSilenceableFailure checkChunk(TransformOpInterface self,
                                        int64_t chunk) {
   Operation *target = op.getOperation();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // The cyclic tiling sizes every loop it leaves whole by its static extent.
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return requireStaticLoops(self, target);
   unsigned inner = 0;
   for (auto [i, e] : llvm::enumerate(elements)) {
     if (e == 0)

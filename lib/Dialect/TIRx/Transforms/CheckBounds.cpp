@@ -218,8 +218,11 @@ std::optional<Range> valueRangeImpl(DataFlowSolver &solver, Value v,
         }
       }
     } else if (isa<arith::DivUIOp, arith::RemUIOp, arith::FloorDivSIOp,
-                   arith::DivSIOp, arith::RemSIOp>(op)) {
-      // By a positive constant, of a non-negative range.
+                   arith::DivSIOp, arith::RemSIOp>(op) &&
+               (v.getType().isIndex() ||
+                v.getType().isSignlessInteger(64))) {
+      // By a positive constant, of a non-negative range (64-bit values: the
+      // ranges here do not model a narrower type's wrap-around).
       auto c = getConstantIntValue(op->getOperand(1));
       auto a = valueRange(solver, op->getOperand(0), at, depth + 1);
       if (c && a) {
@@ -723,15 +726,20 @@ private:
 
 /// Whether `v` is computed from a value read from memory (a gather's index:
 /// no range analysis can bound it).
-bool readFromMemory(Value v, unsigned depth = 0) {
+bool readFromMemory(Value v, llvm::DenseSet<Value> &seen,
+                    unsigned depth = 0) {
   Operation *op = v.getDefiningOp();
-  if (!op || depth > 16)
+  if (!op || depth > 16 || !seen.insert(v).second)
     return false;
-  if (isa<memref::LoadOp, vector::LoadOp, vector::ExtractOp>(op))
+  if (isa<memref::LoadOp, vector::LoadOp>(op))
     return true;
   return llvm::any_of(op->getOperands(), [&](Value operand) {
-    return readFromMemory(operand, depth + 1);
+    return readFromMemory(operand, seen, depth + 1);
   });
+}
+bool readFromMemory(Value v) {
+  llvm::DenseSet<Value> seen;
+  return readFromMemory(v, seen);
 }
 
 /// The size (tirx.dims) of dimension `d` of `base`, a function's buffer

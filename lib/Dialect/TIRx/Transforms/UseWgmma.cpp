@@ -232,6 +232,14 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   MLIRContext *ctx = rewriter.getContext();
   Location loc = matmul.getLoc();
   Value cTile = matmul.getDpsInitOperand(0)->get();
+  // Guarded tails store inside C's buffer: its static shape bounds them.
+  MemRefType fullC;
+  if (options.guardTails) {
+    auto subview = cTile.getDefiningOp<memref::SubViewOp>();
+    if (!subview || !subview.getSourceType().hasStaticShape())
+      return failure();
+    fullC = subview.getSourceType();
+  }
   if (options.epilogue)
     prepareEpilogue(rewriter, matmul, *options.epilogue);
   auto typeA = cast<MemRefType>(sources.a.getType());
@@ -446,8 +454,7 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
         if (options.guardTails) {
           // A tail block's tile reaches past M or N: store inside C only
           // (N is a multiple of 8: four columns are all in or all out).
-          auto full = cast<MemRefType>(
-              cTile.getDefiningOp<memref::SubViewOp>().getSource().getType());
+          MemRefType full = fullC;
           Value inside = b.both(
               b.cmp(P::ult, b.add(row0, r), full.getDimSize(0)),
               b.cmp(P::ult, b.add(col0, c), full.getDimSize(1)));

@@ -158,3 +158,29 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A row sum whose reduction has a run-time length: the cyclic tiling sizes
+// the loops it leaves whole by their static extents, so it refuses (it
+// built a subview of size INT64_MIN before).
+func.func @dynamic_reduction(%x: memref<64x?xf32>, %s: memref<64xf32>) {
+  // expected-note @below {{payload op: func @dynamic_reduction / scf.forall#0 (block x) / linalg.generic#0}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x?xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{dynamic_shape: loop 1 has a size known only at run time}}
+    // expected-note @below {{hint:}}
+    %u, %h = transform.tirx.tile_to_threads %t elements_per_thread [1] {chunk = 1 : i64} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
