@@ -4,7 +4,7 @@
 # root, with build/bin/tirx-run, build/integration-bundles,
 # build/test/Integration, build/tirx-pack.tar.xz and .devtools/lit carried:
 #   bash test/Integration/run-on-device.sh PART [LIMIT_SECONDS]
-# PART: 1, 2 or 3 (together: every test), or a lit --filter regex.
+# PART: 1, 2, 3 or 4 (together: every test), or a lit --filter regex.
 # Prints a PASS/FAIL line per test, the failures' checks, the slowest tests;
 # the whole log goes to ${OUT:-/tmp}/lit-PART.log.
 # Measured serial times on the H200 (2026-12-01): suite ~200 s, tune16
@@ -16,7 +16,8 @@ limit=${2:-540}
 case $part in
   1) filter='suite\.test|norms|recipes|saxpy|prime-saxpy|planted' ;;
   2) filter='tune16|tune\.test|tune-gpus|host|counters|strict' ;;
-  3) filter='matmul16|dynamic|trust|worker' ;;
+  3) filter='matmul16|matmul-bias-gelu|linear16' ;;
+  4) filter='dynamic|trust|worker' ;;
   *) filter=$part ;;
 esac
 out=${OUT:-/tmp}
