@@ -686,7 +686,8 @@ TEST(ToleranceTest, F32SlackGrowsWithTheReductionLength) {
 // 16-bit products on tensor cores (math f16 / bf16, Manifest.h): an f32 C
 // keeps f32's rule with room for the tensor cores' truncating 16-term steps
 // (K / 16 of 2^-23 of the RMS); an f16 C, summed in f16 by the candidate and
-// by the reference alike, gets the slack of two f16 sums of K terms.
+// by the reference alike, gets the slack of the largest of n elements' f16
+// sums of K terms, as f32 sums do.
 TEST(ToleranceTest, SixteenBitTensorCoreMathFollowsTheSums) {
   auto expect = [](Tolerance t, double rtol, double atol, double rms) {
     EXPECT_EQ(t.rtol, rtol);
@@ -697,7 +698,18 @@ TEST(ToleranceTest, SixteenBitTensorCoreMathFollowsTheSums) {
          256 * std::ldexp(1.0, -23));
   expect(toleranceFor(ElementType::f32, "bf16", 64), 1e-4, 1e-5, 1e-5);
   expect(toleranceFor(ElementType::f16, "f16", 4096), std::ldexp(1.0, -11) * 64,
-         1e-3, 2 * std::ldexp(1.0, -11) * 64);
+         1e-3, (std::sqrt(2 * std::log(2.0)) + 2) * std::ldexp(1.0, -11) * std::sqrt(2048.0));
+  // The largest of a 4096^2 output's errors: suite matmul_f16 on the H200
+  // had C[8365265] = 17.515625 against the reference's 19.53125 (outputs'
+  // RMS about 21), relative L2 0.0097 over the whole output. That passes
+  // (the former 2 u sqrt(K) of the RMS refused it); three times that error
+  // does not.
+  Tolerance big = toleranceFor(ElementType::f16, "f16", 4096, 4096 * 4096);
+  auto within = [&](double want, double err, double rms) {
+    return err <= big.atol + big.rmsRel * rms + big.rtol * std::fabs(want);
+  };
+  EXPECT_TRUE(within(19.53125, 19.53125 - 17.515625, 21.0));
+  EXPECT_FALSE(within(19.53125, 3 * (19.53125 - 17.515625), 21.0));
   expect(toleranceFor(ElementType::f16, "f16", 0), 1e-2, 1e-3, 0);
   expect(toleranceFor(ElementType::bf16, "bf16", 4096), 2e-2, 1e-2, 0);
 
