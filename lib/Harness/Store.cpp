@@ -1050,10 +1050,11 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
     return false;
   }
   killPoint(file, "pending");
-  if (killAt(file, "half") &&
-      writeAll(fd, llvm::StringRef(bytes).take_front(bytes.size() / 2)) &&
-      ::fsync(fd) == 0)
+  if (killAt(file, "half")) {
+    (void)writeAll(fd, llvm::StringRef(bytes).take_front(bytes.size() / 2));
+    (void)::fsync(fd);
     killPoint(file, "half");
+  }
   // One write() of the whole line: with O_APPEND it lands at the end intact.
   ssize_t n = ::write(fd, bytes.data(), bytes.size());
   bool ok = n == ssize_t(bytes.size()) && (!durable || ::fsync(fd) == 0);
