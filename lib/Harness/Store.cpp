@@ -997,18 +997,6 @@ void killPoint(const std::string &file, llvm::StringRef stage) {
   if (killAt(file, stage))
     ::kill(::getpid(), SIGKILL);
 }
-
-bool writeAll(int fd, llvm::StringRef bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    bytes = bytes.drop_front(size_t(n));
-  }
-  return true;
-}
 } // namespace
 
 bool Workspace::appendChained(const std::string &file, json::Object object,
@@ -1051,7 +1039,7 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
   }
   killPoint(file, "pending");
   if (killAt(file, "half")) {
-    (void)writeAll(fd, llvm::StringRef(bytes).take_front(bytes.size() / 2));
+    (void)!::write(fd, bytes.data(), bytes.size() / 2);
     (void)::fsync(fd);
     killPoint(file, "half");
   }
