@@ -292,11 +292,17 @@ std::optional<Workspace> twoVersions(const std::string &root) {
   return ws;
 }
 
-/// The recoverable and the other damages check() finds.
-void splitDamages(const Workspace &ws, std::vector<Damage> &recoverable,
-                  std::vector<Damage> &other) {
-  for (Damage &d : ws.check())
-    (d.recoverable ? recoverable : other).push_back(d);
+/// The problems check() finds, each of them expected to be recoverable
+/// (an interrupted append): a failure names any other.
+std::vector<Damage> interruptedOnly(const Workspace &ws) {
+  std::vector<Damage> recoverable;
+  for (Damage &d : ws.check()) {
+    if (d.recoverable)
+      recoverable.push_back(d);
+    else
+      ADD_FAILURE() << d.message();
+  }
+  return recoverable;
 }
 
 std::string lineCount(const std::string &path) {
@@ -331,10 +337,7 @@ TEST(WorkspaceTest, AppendKilledAfterItsLineIsCompletedByTheNextWriter) {
     EXPECT_EQ(entries.size(), 2u); // not v3: pending, not committed
     EXPECT_EQ(records.size(), 1u);
     EXPECT_EQ(audit.size(), 1u);
-    std::vector<Damage> recoverable, other;
-    splitDamages(*ws, recoverable, other);
-    for (const Damage &d : other)
-      ADD_FAILURE() << d.message();
+    std::vector<Damage> recoverable = interruptedOnly(*ws);
     ASSERT_EQ(recoverable.size(), 1u);
     EXPECT_EQ(recoverable[0].file, ws->path(file));
     EXPECT_EQ(recoverable[0].line, std::stoi(before) + 1);
@@ -399,10 +402,7 @@ TEST(WorkspaceTest, AppendKilledBeforeItsWholeLineIsRolledBack) {
       std::vector<RequestRecord> records;
       ASSERT_TRUE(ws->readHistory(entries, records, error)) << error;
       EXPECT_EQ(entries.size(), 2u);
-      std::vector<Damage> recoverable, other;
-      splitDamages(*ws, recoverable, other);
-      for (const Damage &d : other)
-        ADD_FAILURE() << d.message();
+      std::vector<Damage> recoverable = interruptedOnly(*ws);
       ASSERT_EQ(recoverable.size(), 1u);
       EXPECT_NE(recoverable[0].problem.find(
                     std::string(stage) == "half" ? "truncates them away"
