@@ -1480,10 +1480,9 @@ Expected<Result> Session::fsck() {
     }
     out.text += std::to_string(entries.size()) + " versions, " +
                 std::to_string(damages.size()) + " problem(s)" +
-                (recovered.empty()
-                     ? std::string()
-                     : ", " + std::to_string(recovered.size()) +
-                           " interrupted append(s) recovered") +
+                (recovered.empty() ? std::string()
+                                   : ", " + std::to_string(recovered.size()) +
+                                         " interrupted append(s) recovered") +
                 "\n";
     out.data = json::Object{{"versions", int64_t(entries.size())},
                             {"problems", std::move(problems)},

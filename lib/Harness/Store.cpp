@@ -391,9 +391,9 @@ void readChain(const std::string &root, const std::string &file,
     int64_t size = int64_t(text.size());
     Beyond beyond = classifyBeyond(
         *recorded, size,
-        size > recorded->bytes ? llvm::StringRef(text).drop_front(
-                                     size_t(recorded->bytes))
-                               : llvm::StringRef());
+        size > recorded->bytes
+            ? llvm::StringRef(text).drop_front(size_t(recorded->bytes))
+            : llvm::StringRef());
     if (beyond == Beyond::other) {
       foreignTail = size > recorded->bytes;
     } else {
@@ -463,17 +463,17 @@ void readChain(const std::string &root, const std::string &file,
                            "records " + std::to_string(recorded->lines) +
                            " (lines removed from the end)"});
   else if (number > recorded->lines)
-    damages.push_back({path, int(recorded->lines) + 1,
-                       "line(s) beyond the recorded head: chain.json records " +
-                           std::to_string(recorded->lines) + " line(s), the "
-                           "file has " + std::to_string(number) +
-                           (foreignTail
-                                ? " (not the append pending in chain.json: "
-                                  "appended or changed by something other "
-                                  "than the workspace's writer)"
-                                : " (no append is pending in chain.json: "
-                                  "appended by something other than the "
-                                  "workspace's writer)")});
+    damages.push_back(
+        {path, int(recorded->lines) + 1,
+         "line(s) beyond the recorded head: chain.json records " +
+             std::to_string(recorded->lines) + " line(s), the file has " +
+             std::to_string(number) +
+             (foreignTail ? " (not the append pending in chain.json: "
+                            "appended or changed by something other "
+                            "than the workspace's writer)"
+                          : " (no append is pending in chain.json: "
+                            "appended by something other than the "
+                            "workspace's writer)")});
   else if (previous != recorded->head)
     damages.push_back({path, number,
                        number == 0
@@ -870,8 +870,8 @@ std::vector<Damage> Workspace::check() const {
             &damages);
   toEntries(path("index.jsonl"), indexLines, entries, damages);
   readChain(root, "requests.jsonl", genesisOf("requests.jsonl", meta),
-            known ? &heads["requests.jsonl"] : nullptr, requestLines,
-            damages, &damages);
+            known ? &heads["requests.jsonl"] : nullptr, requestLines, damages,
+            &damages);
   toRecords(path("requests.jsonl"), requestLines, records, damages);
   crossCheck(path("requests.jsonl"), requestLines, records, entries, damages);
   readChain(root, "audit.jsonl", genesisOf("audit.jsonl", meta),
@@ -1024,16 +1024,14 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
 
   // The lock recovered any append interrupted here: the file must end
   // where chain.json says.
-  int fd = openChainedFile(p, O_WRONLY | O_CREAT | O_APPEND, was.bytes,
-                           error);
+  int fd = openChainedFile(p, O_WRONLY | O_CREAT | O_APPEND, was.bytes, error);
   if (fd < 0)
     return false;
   // The journal: the append is recorded as pending (where its line starts,
   // the line) before the line is written, so that a process killed before
   // the head below leaves a state the next writer completes or rolls back.
   h.pending = line;
-  if (!writeAtomically(path("chain.json"), headsText(heads), error,
-                       durable)) {
+  if (!writeAtomically(path("chain.json"), headsText(heads), error, durable)) {
     ::close(fd);
     return false;
   }
@@ -1154,8 +1152,8 @@ std::string Workspace::appendRefusal(const std::string &file) const {
   if (h.bytes == 0 && ::access(p.c_str(), F_OK) != 0 && errno == ENOENT)
     return "";
   int64_t size = 0;
-  int fd = openChainedFile(p, O_RDONLY, h.bytes, error,
-                           h.pending ? &size : nullptr);
+  int fd =
+      openChainedFile(p, O_RDONLY, h.bytes, error, h.pending ? &size : nullptr);
   if (fd < 0)
     return error;
   // An interrupted append: the append's exclusive lock recovers it.

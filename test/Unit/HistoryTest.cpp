@@ -215,9 +215,8 @@ TEST_F(HistoryTest, ForgedWellFormedIndexLineAppended) {
 /// chain.json with `file`'s append of `line` recorded as pending, as an
 /// append records it before writing its line; `digest` replaces the
 /// line's digest when given.
-void setPending(HistoryTest &, const std::string &chainPath,
-                const std::string &file, const std::string &line,
-                const std::string &digest = "") {
+void setPending(const std::string &chainPath, const std::string &file,
+                const std::string &line, const std::string &digest = "") {
   std::ifstream in(chainPath, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
@@ -225,10 +224,10 @@ void setPending(HistoryTest &, const std::string &chainPath,
   ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
   llvm::json::Object *record = parsed->getAsObject()->getObject(file);
   ASSERT_TRUE(record);
-  (*record)["pending"] = llvm::json::Object{
-      {"offset", *record->getInteger("bytes")},
-      {"digest", digest.empty() ? digestOf(line) : digest},
-      {"line", line}};
+  (*record)["pending"] =
+      llvm::json::Object{{"offset", *record->getInteger("bytes")},
+                         {"digest", digest.empty() ? digestOf(line) : digest},
+                         {"line", line}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(*parsed));
@@ -275,7 +274,7 @@ TEST_F(HistoryTest, PendingAppendWhoseLineDiffersIsDamage) {
   auto ls = lines("index.jsonl");
   std::string pending = nextIndexLine(ls), forged = pending;
   forged.replace(forged.find("\"parent\":\"v1\""), 13, "\"parent\":\"v2\"");
-  setPending(*this, ws->path("chain.json"), "index.jsonl", pending);
+  setPending(ws->path("chain.json"), "index.jsonl", pending);
   ls.push_back(forged);
   writeLines("index.jsonl", ls);
   std::string index = read("index.jsonl"), error;
@@ -315,7 +314,7 @@ TEST_F(HistoryTest, PendingAppendBuiltByHandIsRecovered) {
   auto ls = lines("index.jsonl");
   std::string line = nextIndexLine(ls), index = read("index.jsonl");
   std::string chain = read("chain.json");
-  setPending(*this, ws->path("chain.json"), "index.jsonl", line);
+  setPending(ws->path("chain.json"), "index.jsonl", line);
   write("index.jsonl", index + line + "\n");
   std::string error;
   std::vector<VersionEntry> entries;
@@ -337,7 +336,7 @@ TEST_F(HistoryTest, PendingAppendBuiltByHandIsRecovered) {
 
   // From the start again: a third of the line only.
   write("chain.json", chain);
-  setPending(*this, ws->path("chain.json"), "index.jsonl", line);
+  setPending(ws->path("chain.json"), "index.jsonl", line);
   write("index.jsonl", index + line.substr(0, line.size() / 3));
   ASSERT_TRUE(ws->readIndex(entries, error)) << error;
   EXPECT_EQ(entries.size(), 3u);
@@ -354,7 +353,7 @@ TEST_F(HistoryTest, PendingRecordNotMatchingItsLineIsDamage) {
   // (never recovered from).
   auto ls = lines("index.jsonl");
   std::string line = nextIndexLine(ls);
-  setPending(*this, ws->path("chain.json"), "index.jsonl", line,
+  setPending(ws->path("chain.json"), "index.jsonl", line,
              digestOf("another line"));
   write("index.jsonl", read("index.jsonl") + line + "\n");
   std::string chain = read("chain.json"), index = read("index.jsonl");
@@ -374,8 +373,8 @@ TEST_F(HistoryTest, PendingRecordNotMatchingItsLineIsDamage) {
 TEST_F(HistoryTest, LineTooLongForTheJournalIsRefused) {
   std::string audit = read("audit.jsonl"), chain = read("chain.json"), error;
   EXPECT_FALSE(ws->appendAudit(
-      llvm::json::Object{{"reason", std::string(Workspace::kMaxLineBytes,
-                                                '"')}},
+      llvm::json::Object{
+          {"reason", std::string(Workspace::kMaxLineBytes, '"')}},
       error));
   EXPECT_CONTAINS(error, "audit.jsonl: a line of ");
   EXPECT_CONTAINS(error, "nothing appended");

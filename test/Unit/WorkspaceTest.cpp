@@ -274,8 +274,8 @@ std::optional<Workspace> twoVersions(const std::string &root) {
     return ws;
   for (int i = 1; i <= 4; ++i) {
     std::string digest;
-    EXPECT_TRUE(ws->writeObject("payload " + std::to_string(i) + "\n",
-                                digest, error))
+    EXPECT_TRUE(
+        ws->writeObject("payload " + std::to_string(i) + "\n", digest, error))
         << error;
   }
   for (int i = 1; i <= 2; ++i) {
@@ -354,8 +354,8 @@ TEST(WorkspaceTest, AppendKilledAfterItsLineIsCompletedByTheNextWriter) {
       ASSERT_TRUE(ws->readAudit(audit, error)) << error;
       bool index = std::string(file) == "index.jsonl";
       EXPECT_EQ(entries.size(), index ? 3u : 2u);
-      EXPECT_EQ(records.size(), std::string(file) == "requests.jsonl" ? 2u
-                                                                      : 1u);
+      EXPECT_EQ(records.size(),
+                std::string(file) == "requests.jsonl" ? 2u : 1u);
       EXPECT_EQ(audit.size(), std::string(file) == "audit.jsonl" ? 2u : 1u);
       VersionEntry next{"v" + std::to_string(entries.size() + 1), "v1",
                         digestOf("payload 4\n"), "commit"};
@@ -364,8 +364,8 @@ TEST(WorkspaceTest, AppendKilledAfterItsLineIsCompletedByTheNextWriter) {
           << error;
     }
     ASSERT_TRUE(ws->readIndex(entries, error)) << error;
-    EXPECT_EQ(entries.back().id, std::string(file) == "index.jsonl" ? "v4"
-                                                                    : "v3");
+    EXPECT_EQ(entries.back().id,
+              std::string(file) == "index.jsonl" ? "v4" : "v3");
     std::vector<Damage> damages = ws->check();
     for (const Damage &d : damages)
       ADD_FAILURE() << d.message();
@@ -379,8 +379,7 @@ TEST(WorkspaceTest, AppendKilledAfterItsLineIsCompletedByTheNextWriter) {
 // ever served. recover() says what it did.
 TEST(WorkspaceTest, AppendKilledBeforeItsWholeLineIsRolledBack) {
   for (const char *stage : {"half", "pending"}) {
-    for (const char *file :
-         {"index.jsonl", "requests.jsonl", "audit.jsonl"}) {
+    for (const char *file : {"index.jsonl", "requests.jsonl", "audit.jsonl"}) {
       SCOPED_TRACE(std::string(file) + ":" + stage);
       ScratchDir scratch;
       auto ws = twoVersions(scratch.workspace());
@@ -404,9 +403,9 @@ TEST(WorkspaceTest, AppendKilledBeforeItsWholeLineIsRolledBack) {
       EXPECT_EQ(entries.size(), 2u);
       std::vector<Damage> recoverable = interruptedOnly(*ws);
       ASSERT_EQ(recoverable.size(), 1u);
-      EXPECT_NE(recoverable[0].problem.find(
-                    std::string(stage) == "half" ? "truncates them away"
-                                                 : "nothing of its line"),
+      EXPECT_NE(recoverable[0].problem.find(std::string(stage) == "half"
+                                                ? "truncates them away"
+                                                : "nothing of its line"),
                 std::string::npos)
           << recoverable[0].problem;
 
@@ -414,9 +413,9 @@ TEST(WorkspaceTest, AppendKilledBeforeItsWholeLineIsRolledBack) {
       ASSERT_TRUE(ws->recover(recovered, error)) << error;
       ASSERT_EQ(recovered.size(), 1u);
       EXPECT_TRUE(recovered[0].recoverable);
-      EXPECT_NE(recovered[0].problem.find(
-                    std::string(stage) == "half" ? "rolled back"
-                                                 : "record was cleared"),
+      EXPECT_NE(recovered[0].problem.find(std::string(stage) == "half"
+                                              ? "rolled back"
+                                              : "record was cleared"),
                 std::string::npos)
           << recovered[0].problem;
       EXPECT_EQ(readText(ws->path(file)), before);
