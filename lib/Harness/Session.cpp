@@ -453,6 +453,15 @@ Session::audited(llvm::StringRef command, json::Object args,
                  llvm::function_ref<Expected<Result>()> body) {
   auto started = std::chrono::steady_clock::now();
   ++requests;
+  // An append a killed writer left between its line and chain.json is
+  // completed or rolled back first, so that the request reads a committed
+  // history (the readers serve the recorded head only). fsck reports it
+  // before it recovers it.
+  if (command != "fsck") {
+    std::vector<Damage> recovered;
+    std::string ignored; // a failure: the appends refuse, as damage
+    (void)ws.recover(recovered, ignored);
+  }
   // A request whose audit line could not be appended is not made: the
   // audit log is checked first (a damaged one is refused, as damage).
   // fsck runs regardless: it reports the damage itself.
@@ -1438,9 +1447,20 @@ Expected<Result> Session::replayHistory(const std::string &historyText,
 
 Expected<Result> Session::fsck() {
   return audited("fsck", json::Object{}, [&]() -> Expected<Result> {
-    std::vector<Damage> damages = ws.check();
-    std::vector<VersionEntry> entries;
+    // An interrupted append is no damage: reported, then completed or
+    // rolled back (as the next write would anyway).
+    std::vector<Damage> damages, recovered;
+    bool interrupted = false;
+    for (Damage &d : ws.check()) {
+      if (d.recoverable)
+        interrupted = true;
+      else
+        damages.push_back(std::move(d));
+    }
     std::string error;
+    if (interrupted && !ws.recover(recovered, error))
+      damages.push_back({ws.path("chain.json"), 0, error});
+    std::vector<VersionEntry> entries;
     bool indexRead = ws.readIndex(entries, error);
     if (damages.empty() && !indexRead)
       damages.push_back({ws.path("index.jsonl"), 0, error});
@@ -1452,11 +1472,22 @@ Expected<Result> Session::fsck() {
       located.push_back(json::Object{
           {"file", d.file}, {"line", d.line}, {"problem", d.problem}});
     }
+    json::Array completed;
+    for (const Damage &d : recovered) {
+      out.text += d.message() + "\n";
+      completed.push_back(json::Object{
+          {"file", d.file}, {"line", d.line}, {"problem", d.problem}});
+    }
     out.text += std::to_string(entries.size()) + " versions, " +
-                std::to_string(damages.size()) + " problem(s)\n";
+                std::to_string(damages.size()) + " problem(s)" +
+                (recovered.empty() ? std::string()
+                                   : ", " + std::to_string(recovered.size()) +
+                                         " interrupted append(s) recovered") +
+                "\n";
     out.data = json::Object{{"versions", int64_t(entries.size())},
                             {"problems", std::move(problems)},
-                            {"damages", std::move(located)}};
+                            {"damages", std::move(located)},
+                            {"recovered", std::move(completed)}};
     if (damages.empty())
       return out;
     Refusal refusal(RefusalCode::workspace_damaged, damages.front().message());

@@ -154,11 +154,15 @@ bool writeAtomically(const std::string &path, const std::string &text,
 // Chains
 //===----------------------------------------------------------------------===//
 
-/// Where a chained file ends, as chain.json records it.
+/// Where a chained file ends, as chain.json records it, and the append in
+/// flight, if any.
 struct ChainHead {
   int64_t lines = 0;
   int64_t bytes = 0;
   std::string head; // digest of the last line; the genesis while empty
+  /// The line (without its newline) an append is writing at `bytes`:
+  /// recorded before the line is written, cleared with the new head.
+  std::optional<std::string> pending;
 };
 using ChainHeads = std::map<std::string, ChainHead>;
 
@@ -168,9 +172,15 @@ std::string genesisOf(llvm::StringRef file, llvm::StringRef meta) {
 
 std::string headsText(const ChainHeads &heads) {
   json::Object o{{"format", kChainFormat}};
-  for (const auto &[file, h] : heads)
-    o[file] = json::Object{
+  for (const auto &[file, h] : heads) {
+    json::Object record{
         {"lines", h.lines}, {"bytes", h.bytes}, {"head", h.head}};
+    if (h.pending)
+      record["pending"] = json::Object{{"offset", h.bytes},
+                                       {"digest", digestOf(*h.pending)},
+                                       {"line", *h.pending}};
+    o[file] = std::move(record);
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
@@ -180,9 +190,10 @@ std::string headsText(const ChainHeads &heads) {
 /// Opens the chained file `p` with `flags`, refusing, with nothing written,
 /// a symlink, a file that is not regular, one with other hard links (an
 /// append would change a file outside the workspace) and one whose size is
-/// not the `bytes` chain.json records. -1 with `error` when refused.
+/// not the `bytes` chain.json records. -1 with `error` when refused. With
+/// `size`, any size is accepted and stored there.
 int openChainedFile(const std::string &p, int flags, int64_t bytes,
-                    std::string &error) {
+                    std::string &error, int64_t *size = nullptr) {
   int fd = ::open(p.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
                   0644);
   if (fd < 0) {
@@ -198,7 +209,10 @@ int openChainedFile(const std::string &p, int flags, int64_t bytes,
     error = p + ": has " + std::to_string(st.st_nlink) +
             " hard links; refused (an append would change a file outside the "
             "workspace)";
-  else if (int64_t(st.st_size) != bytes)
+  else if (size) {
+    *size = int64_t(st.st_size);
+    return fd;
+  } else if (int64_t(st.st_size) != bytes)
     error = p + ": damaged: " + std::to_string(st.st_size) +
             " bytes where chain.json records " + std::to_string(bytes) +
             " (changed since the last append; run 'tirx fsck'); nothing "
@@ -248,9 +262,104 @@ bool readHeads(const std::string &root, ChainHeads &heads,
                              ": lines, bytes, head)"});
       return false;
     }
-    heads[file] = {*lines, *bytes, head};
+    heads[file] = {*lines, *bytes, head, std::nullopt};
+    if (const json::Value *pending = h->get("pending")) {
+      const json::Object *p = pending->getAsObject();
+      std::optional<int64_t> offset =
+          p ? p->getInteger("offset") : std::nullopt;
+      std::optional<llvm::StringRef> line =
+          p ? p->getString("line") : std::nullopt;
+      if (!offset || *offset != *bytes || !line || line->contains('\n') ||
+          str(*p, "digest") != digestOf(*line)) {
+        damages.push_back(
+            {path, 0,
+             std::string("damaged (the pending append of ") + file +
+                 " is not an object with offset (its recorded bytes), line "
+                 "and the line's digest)"});
+        return false;
+      }
+      heads[file].pending = line->str();
+    }
   }
   return true;
+}
+
+/// What a chained file holds beyond the end chain.json records.
+enum class Beyond {
+  nothing, // it ends there
+  whole,   // exactly the pending line and its newline
+  prefix,  // a proper prefix of them: the line's write was cut short
+  other,   // anything else (or the file is shorter): damage
+};
+
+Beyond classifyBeyond(const ChainHead &h, int64_t size, llvm::StringRef tail) {
+  if (size < h.bytes)
+    return Beyond::other;
+  if (tail.empty())
+    return Beyond::nothing;
+  if (!h.pending)
+    return Beyond::other;
+  std::string whole = *h.pending + "\n";
+  if (tail == whole)
+    return Beyond::whole;
+  if (tail.size() < whole.size() && llvm::StringRef(whole).starts_with(tail))
+    return Beyond::prefix;
+  return Beyond::other;
+}
+
+/// What lies beyond the recorded end in the open chained file `fd` of
+/// `size` bytes: its bytes are read only when they could be the pending
+/// line (no longer than it).
+Beyond beyondOf(int fd, int64_t size, const ChainHead &h) {
+  if (size <= h.bytes)
+    return classifyBeyond(h, size, "");
+  if (!h.pending || size - h.bytes > int64_t(h.pending->size()) + 1)
+    return Beyond::other;
+  std::string tail(size_t(size - h.bytes), '\0');
+  size_t done = 0;
+  while (done < tail.size()) {
+    ssize_t n = ::pread(fd, &tail[done], tail.size() - done,
+                        off_t(h.bytes + int64_t(done)));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return Beyond::other;
+    done += size_t(n);
+  }
+  return classifyBeyond(h, size, tail);
+}
+
+/// A recoverable Damage describing the interrupted append to `path` found
+/// as `beyond`, and what recovery does (or, with `done`, did) about it.
+Damage interruptedAppend(const std::string &path, const ChainHead &h,
+                         Beyond beyond, int64_t size, bool done) {
+  std::string bytes = std::to_string(h.pending->size() + 1);
+  std::string what;
+  switch (beyond) {
+  case Beyond::whole:
+    what = done ? "completed: its whole line (" + bytes +
+                      " bytes) was there, and is now the recorded head"
+                : "its whole line (" + bytes +
+                      " bytes) is there, not yet the recorded head; the next "
+                      "write (any tirx command, or 'tirx fsck') completes it";
+    break;
+  case Beyond::prefix:
+    what = std::to_string(size - h.bytes) + " of its " + bytes + " bytes " +
+           (done ? "were there, and were truncated away (rolled back)"
+                 : "are there; the next write (any tirx command, or 'tirx "
+                   "fsck') truncates them away (rolls it back)");
+    break;
+  default:
+    what = done ? "nothing of its line was written; the record was cleared"
+                : "nothing of its line was written; the next write clears "
+                  "the record";
+    break;
+  }
+  return {path, int(h.lines) + 1,
+          "an append interrupted between its line and chain.json (pending "
+          "there, digest " +
+              digestOf(*h.pending) + "): " + what,
+          /*recoverable=*/true};
 }
 
 /// One well-formed line of a chained file, its "prev" removed.
@@ -263,15 +372,36 @@ struct ChainLine {
 /// parse) whose "prev" is the digest of the line before (`genesis` for the
 /// first); then the file must end where `recorded` says (when known).
 /// Well-formed lines go to `lines` (even when their link is broken: the
-/// damage is reported either way); every problem to `damages`.
+/// damage is reported either way); every problem to `damages`. An
+/// interrupted append (the pending line of `recorded`, or a prefix of it,
+/// beyond the recorded end) is not read: the recorded head is what is
+/// committed; it goes to `interrupted` when given.
 void readChain(const std::string &root, const std::string &file,
                const std::string &genesis, const ChainHead *recorded,
-               std::vector<ChainLine> &lines, std::vector<Damage> &damages) {
+               std::vector<ChainLine> &lines, std::vector<Damage> &damages,
+               std::vector<Damage> *interrupted = nullptr) {
   std::string path = root + "/" + file, text, error;
   Read read = readRegular(path, text, error);
   if (read == Read::failed) {
     damages.push_back({path, 0, withoutPath(error, path)});
     return;
+  }
+  bool foreignTail = false; // beyond the head, not the pending line
+  if (recorded && recorded->pending) {
+    int64_t size = int64_t(text.size());
+    Beyond beyond = classifyBeyond(
+        *recorded, size,
+        size > recorded->bytes
+            ? llvm::StringRef(text).drop_front(size_t(recorded->bytes))
+            : llvm::StringRef());
+    if (beyond == Beyond::other) {
+      foreignTail = size > recorded->bytes;
+    } else {
+      if (interrupted)
+        interrupted->push_back(
+            interruptedAppend(path, *recorded, beyond, size, false));
+      text.resize(size_t(recorded->bytes));
+    }
   }
   // A missing file is an empty chain: the workspace has not appended yet.
   llvm::StringRef rest = text;
@@ -333,12 +463,17 @@ void readChain(const std::string &root, const std::string &file,
                            "records " + std::to_string(recorded->lines) +
                            " (lines removed from the end)"});
   else if (number > recorded->lines)
-    damages.push_back({path, int(recorded->lines) + 1,
-                       "line(s) beyond the recorded head: chain.json records " +
-                           std::to_string(recorded->lines) + " line(s), the "
-                           "file has " + std::to_string(number) +
-                           " (appended by something other than the workspace's "
-                           "writer, or an append interrupted)"});
+    damages.push_back(
+        {path, int(recorded->lines) + 1,
+         "line(s) beyond the recorded head: chain.json records " +
+             std::to_string(recorded->lines) + " line(s), the file has " +
+             std::to_string(number) +
+             (foreignTail ? " (not the append pending in chain.json: "
+                            "appended or changed by something other "
+                            "than the workspace's writer)"
+                          : " (no append is pending in chain.json: "
+                            "appended by something other than the "
+                            "workspace's writer)")});
   else if (previous != recorded->head)
     damages.push_back({path, number,
                        number == 0
@@ -729,16 +864,19 @@ std::vector<Damage> Workspace::check() const {
   std::vector<ChainLine> indexLines, requestLines, auditLines;
   std::vector<VersionEntry> entries;
   std::vector<RequestRecord> records;
+  // An interrupted append is listed with them, marked recoverable.
   readChain(root, "index.jsonl", genesisOf("index.jsonl", meta),
-            known ? &heads["index.jsonl"] : nullptr, indexLines, damages);
+            known ? &heads["index.jsonl"] : nullptr, indexLines, damages,
+            &damages);
   toEntries(path("index.jsonl"), indexLines, entries, damages);
   readChain(root, "requests.jsonl", genesisOf("requests.jsonl", meta),
-            known ? &heads["requests.jsonl"] : nullptr, requestLines,
-            damages);
+            known ? &heads["requests.jsonl"] : nullptr, requestLines, damages,
+            &damages);
   toRecords(path("requests.jsonl"), requestLines, records, damages);
   crossCheck(path("requests.jsonl"), requestLines, records, entries, damages);
   readChain(root, "audit.jsonl", genesisOf("audit.jsonl", meta),
-            known ? &heads["audit.jsonl"] : nullptr, auditLines, damages);
+            known ? &heads["audit.jsonl"] : nullptr, auditLines, damages,
+            &damages);
 
   // The objects of every version, then every other file under objects/.
   std::set<std::string> verified;
@@ -845,6 +983,22 @@ bool Workspace::writeObject(const std::string &text, std::string &digest,
   return writeAtomically(file, text, error, durable);
 }
 
+namespace {
+/// Fault injection for tests: TIRX_TEST_KILL_APPEND=FILE:STAGE kills this
+/// process (SIGKILL, as a crash would) in an append to the chained file
+/// FILE, at STAGE: "pending" (its record written to chain.json, nothing of
+/// the line), "half" (half of its line written) or "line" (the whole line,
+/// not yet the head).
+bool killAt(const std::string &file, llvm::StringRef stage) {
+  const char *spec = std::getenv("TIRX_TEST_KILL_APPEND");
+  return spec && llvm::StringRef(spec) == (file + ":" + stage).str();
+}
+void killPoint(const std::string &file, llvm::StringRef stage) {
+  if (killAt(file, stage))
+    ::kill(::getpid(), SIGKILL);
+}
+} // namespace
+
 bool Workspace::appendChained(const std::string &file, json::Object object,
                               std::string &error) const {
   Lock writing;
@@ -855,37 +1009,131 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
   if (!readHeads(root, heads, damages))
     return fail(damages, error);
   ChainHead &h = heads[file];
-  const ChainHead before = h;
+  const ChainHeads before = heads;
+  const ChainHead was = h;
   object["prev"] = h.head;
   std::string line = lineText(std::move(object));
+  std::string p = path(file);
+  if (line.size() > kMaxLineBytes) {
+    error = p + ": a line of " + std::to_string(line.size()) +
+            " bytes; refused (at most " + std::to_string(kMaxLineBytes) +
+            "); nothing appended";
+    return false;
+  }
   std::string bytes = line + "\n";
 
-  std::string p = path(file);
-  int fd = openChainedFile(p, O_WRONLY | O_CREAT | O_APPEND, before.bytes,
-                           error);
+  // The lock recovered any append interrupted here: the file must end
+  // where chain.json says.
+  int fd = openChainedFile(p, O_WRONLY | O_CREAT | O_APPEND, was.bytes, error);
   if (fd < 0)
     return false;
+  // The journal: the append is recorded as pending (where its line starts,
+  // the line) before the line is written, so that a process killed before
+  // the head below leaves a state the next writer completes or rolls back.
+  h.pending = line;
+  if (!writeAtomically(path("chain.json"), headsText(heads), error, durable)) {
+    ::close(fd);
+    return false;
+  }
+  killPoint(file, "pending");
+  if (killAt(file, "half")) {
+    (void)!::write(fd, bytes.data(), bytes.size() / 2);
+    (void)::fsync(fd);
+    killPoint(file, "half");
+  }
   // One write() of the whole line: with O_APPEND it lands at the end intact.
   ssize_t n = ::write(fd, bytes.data(), bytes.size());
   bool ok = n == ssize_t(bytes.size()) && (!durable || ::fsync(fd) == 0);
+  if (ok)
+    killPoint(file, "line");
   if (!ok) {
     error = p + ": append failed: " + std::strerror(errno);
   } else {
     h.lines += 1;
     h.bytes += int64_t(bytes.size());
     h.head = digestOf(line);
+    h.pending.reset();
     // Its directory is synced after chain.json's rename: that covers the
     // entry of a file this append created.
     ok = writeAtomically(path("chain.json"), headsText(heads), error, durable);
+    if (!ok) {
+      // Renamed into place, its directory not synced: committed all the
+      // same (were the rename lost, the pending record would complete the
+      // append: the line is on disk).
+      ChainHeads now;
+      std::vector<Damage> ignored;
+      if (readHeads(root, now, ignored) && !now[file].pending &&
+          now[file].head == h.head && now[file].bytes == h.bytes)
+        ok = true;
+    }
   }
   if (!ok) {
-    // Undo a partial line, or one whose head was not recorded: the file
-    // stays as chain.json describes it.
-    if (::ftruncate(fd, before.bytes) == 0)
-      (void)::fsync(fd);
+    // Undo a partial line, or one whose head was not recorded, then the
+    // record: the file stays as chain.json describes it. Were the record
+    // left (chain.json cannot be written), the next writer clears it.
+    if (::ftruncate(fd, was.bytes) == 0 && (!durable || ::fsync(fd) == 0)) {
+      std::string ignored;
+      (void)writeAtomically(path("chain.json"), headsText(before), ignored,
+                            durable);
+    }
   }
   ::close(fd);
   return ok;
+}
+
+bool Workspace::recoverHeld(std::vector<Damage> *recovered,
+                            std::string &error) const {
+  std::vector<Damage> damages;
+  ChainHeads heads;
+  if (!readHeads(root, heads, damages))
+    return true; // damage: check() names it, appends refuse
+  bool changed = false;
+  for (auto &[file, h] : heads) {
+    if (!h.pending)
+      continue;
+    const ChainHead found = h;
+    std::string p = path(file), why;
+    int64_t size = 0;
+    int fd = -1;
+    Beyond beyond = Beyond::nothing;
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 && errno == ENOENT) {
+      if (h.bytes != 0)
+        continue; // a missing file: damage, left as it is
+    } else {
+      fd = openChainedFile(p, O_RDWR, h.bytes, why, &size);
+      if (fd < 0)
+        continue; // a symlink, a hard link, ...: damage, left as it is
+      beyond = beyondOf(fd, size, h);
+    }
+    bool done = true;
+    if (beyond == Beyond::whole) {
+      // The line on disk before it is made the head.
+      done = !durable || ::fsync(fd) == 0;
+      if (done) {
+        h.lines += 1;
+        h.bytes = size;
+        h.head = digestOf(*h.pending);
+      }
+    } else if (beyond == Beyond::prefix) {
+      done = ::ftruncate(fd, h.bytes) == 0 && (!durable || ::fsync(fd) == 0);
+    }
+    if (!done)
+      error = p + ": an interrupted append could not be recovered: " +
+              std::strerror(errno);
+    if (fd >= 0)
+      ::close(fd);
+    if (!done)
+      return false;
+    if (beyond == Beyond::other)
+      continue; // damage, left as it is
+    if (recovered)
+      recovered->push_back(interruptedAppend(p, found, beyond, size, true));
+    h.pending.reset();
+    changed = true;
+  }
+  return !changed ||
+         writeAtomically(path("chain.json"), headsText(heads), error, durable);
 }
 
 std::string Workspace::appendRefusal(const std::string &file) const {
@@ -899,13 +1147,22 @@ std::string Workspace::appendRefusal(const std::string &file) const {
     fail(damages, error);
     return error;
   }
+  const ChainHead &h = heads[file];
   std::string p = path(file);
-  if (heads[file].bytes == 0 && ::access(p.c_str(), F_OK) != 0 &&
-      errno == ENOENT)
+  if (h.bytes == 0 && ::access(p.c_str(), F_OK) != 0 && errno == ENOENT)
     return "";
-  int fd = openChainedFile(p, O_RDONLY, heads[file].bytes, error);
+  int64_t size = 0;
+  int fd =
+      openChainedFile(p, O_RDONLY, h.bytes, error, h.pending ? &size : nullptr);
   if (fd < 0)
     return error;
+  // An interrupted append: the append's exclusive lock recovers it.
+  if (h.pending && beyondOf(fd, size, h) == Beyond::other) {
+    ::close(fd);
+    fd = openChainedFile(p, O_RDONLY, h.bytes, error);
+    if (fd < 0)
+      return error;
+  }
   ::close(fd);
   return "";
 }
@@ -994,6 +1251,11 @@ bool exclusiveHeldHere(const std::string &root) {
 } // namespace
 
 Workspace::Lock Workspace::lock(std::string &error, bool shared) const {
+  return takeLock(error, shared, /*recoverAfter=*/true);
+}
+
+Workspace::Lock Workspace::takeLock(std::string &error, bool shared,
+                                    bool recoverAfter) const {
   if (lockHeldHere(root)) {
     error = root + ": already locked by this process";
     return Lock();
@@ -1021,7 +1283,14 @@ Workspace::Lock Workspace::lock(std::string &error, bool shared) const {
       return Lock();
     }
   }
-  return Lock(fd, root, shared);
+  Lock held(fd, root, shared);
+  // A writer starts from a committed history: what it reads under this lock
+  // is what it appends to. A failure is left to the appends (the file's
+  // size is not the recorded one: refused, nothing written).
+  std::string ignored;
+  if (!shared && recoverAfter)
+    (void)recoverHeld(nullptr, ignored);
+  return held;
 }
 
 bool Workspace::readLock(Lock &reading, std::string &error) const {
@@ -1041,6 +1310,27 @@ bool Workspace::writeLock(Lock &writing, std::string &error) const {
   }
   writing = lock(error, /*shared=*/false);
   return writing.held();
+}
+
+bool Workspace::recover(std::vector<Damage> &recovered,
+                        std::string &error) const {
+  recovered.clear();
+  if (exclusiveHeldHere(root))
+    return recoverHeld(&recovered, error);
+  // chain.json is replaced whole (rename): a look without the lock says
+  // whether there is anything to recover, and spares the lock when not.
+  std::vector<Damage> damages;
+  ChainHeads heads;
+  if (!readHeads(root, heads, damages) ||
+      llvm::none_of(heads, [](const auto &h) { return h.second.pending; }))
+    return true;
+  if (lockHeldHere(root)) {
+    error = root + ": this process holds only a shared lock on the "
+                   "workspace; recovering an append needs the exclusive one";
+    return false;
+  }
+  Lock writing = takeLock(error, /*shared=*/false, /*recoverAfter=*/false);
+  return writing.held() && recoverHeld(&recovered, error);
 }
 
 namespace {

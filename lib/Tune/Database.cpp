@@ -246,7 +246,7 @@ bool mlir::tirx::writeAll(int fd, llvm::StringRef bytes) {
 llvm::Error mlir::tirx::appendLine(const std::string &path,
                                    llvm::StringRef line) {
   int fd = ::open(path.c_str(),
-                  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+                  O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0)
     return refuse(RefusalCode::io_error,
                   path + ": cannot open: " + std::strerror(errno));
@@ -258,7 +258,13 @@ llvm::Error mlir::tirx::appendLine(const std::string &path,
   // The first line: the file is new, its directory entry synced too.
   struct stat st;
   bool fresh = ::fstat(fd, &st) == 0 && st.st_size == 0;
-  bool ok = writeAll(fd, (line + "\n").str()) && ::fsync(fd) == 0;
+  // A last line torn by a writer killed mid-write (no newline) is ended
+  // first, so that it does not swallow this one: readers skip it alone.
+  char last = '\n';
+  if (!fresh && ::pread(fd, &last, 1, st.st_size - 1) != 1)
+    last = '\n';
+  bool ok = writeAll(fd, ((last == '\n' ? "" : "\n") + line + "\n").str()) &&
+            ::fsync(fd) == 0;
   ::close(fd);
   std::string error;
   if (!ok)

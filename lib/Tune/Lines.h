@@ -25,7 +25,8 @@ bool writeAll(int fd, llvm::StringRef bytes);
 
 /// Appends `line` and a newline to `path` (created if missing, never
 /// through a symbolic link) with one write under an exclusive flock, then
-/// fsyncs; io_error when it cannot.
+/// fsyncs; io_error when it cannot. A last line without its newline (a
+/// writer killed mid-write) gets one first, so it stays a line of its own.
 llvm::Error appendLine(const std::string &path, llvm::StringRef line);
 
 /// Calls `each` with the 1-based number and the parse (parseJSON: bounded)

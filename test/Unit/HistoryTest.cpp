@@ -212,6 +212,186 @@ TEST_F(HistoryTest, ForgedWellFormedIndexLineAppended) {
   EXPECT_CONTAINS(damages(), "index.jsonl:4: line(s) beyond the recorded head");
 }
 
+/// chain.json with `file`'s append of `line` recorded as pending, as an
+/// append records it before writing its line; `digest` replaces the
+/// line's digest when given.
+void setPending(const std::string &chainPath, const std::string &file,
+                const std::string &line, const std::string &digest = "") {
+  std::ifstream in(chainPath, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  auto parsed = llvm::json::parse(s.str());
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  llvm::json::Object *record = parsed->getAsObject()->getObject(file);
+  ASSERT_TRUE(record);
+  (*record)["pending"] =
+      llvm::json::Object{{"offset", *record->getInteger("bytes")},
+                         {"digest", digest.empty() ? digestOf(line) : digest},
+                         {"line", line}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(*parsed));
+  std::ofstream(chainPath, std::ios::binary | std::ios::trunc) << text;
+}
+
+/// The next index line a writer would append: v4, chained to v3's line.
+std::string nextIndexLine(const std::vector<std::string> &ls) {
+  return "{\"digest\":\"" + digestOf("payload 2\n") +
+         "\",\"id\":\"v4\",\"kind\":\"commit\",\"parent\":\"v1\",\"prev\":\"" +
+         digestOf(ls.back()) + "\"}";
+}
+
+TEST_F(HistoryTest, ForgedLineIsNotRecoveredByTheNextWriter) {
+  // No append pending: a writer's lock and recover() leave the forged line
+  // alone, and appends still refuse.
+  auto ls = lines("index.jsonl");
+  ls.push_back(nextIndexLine(ls));
+  writeLines("index.jsonl", ls);
+  std::string index = read("index.jsonl"), error;
+  {
+    Workspace::Lock lock = ws->lock(error);
+    ASSERT_TRUE(lock.held()) << error;
+  }
+  std::vector<Damage> recovered;
+  EXPECT_TRUE(ws->recover(recovered, error)) << error;
+  EXPECT_TRUE(recovered.empty());
+  EXPECT_EQ(read("index.jsonl"), index);
+  std::string d = damages();
+  EXPECT_CONTAINS(d, "index.jsonl:4: line(s) beyond the recorded head");
+  EXPECT_CONTAINS(d, "no append is pending in chain.json");
+  for (const Damage &damage : ws->check())
+    EXPECT_FALSE(damage.recoverable) << damage.message();
+  VersionEntry e{"v4", "v1", digestOf("payload 1\n"), "commit"};
+  EXPECT_FALSE(ws->appendVersion(e, error));
+  EXPECT_CONTAINS(error, "where chain.json records");
+  EXPECT_NE(ws->appendRefusal("index.jsonl"), "");
+  EXPECT_EQ(read("index.jsonl"), index);
+}
+
+TEST_F(HistoryTest, PendingAppendWhoseLineDiffersIsDamage) {
+  // chain.json records an append of one line; another, well formed and
+  // chained, is what follows the head: not the interrupted append.
+  auto ls = lines("index.jsonl");
+  std::string pending = nextIndexLine(ls), forged = pending;
+  forged.replace(forged.find("\"parent\":\"v1\""), 13, "\"parent\":\"v2\"");
+  setPending(ws->path("chain.json"), "index.jsonl", pending);
+  ls.push_back(forged);
+  writeLines("index.jsonl", ls);
+  std::string index = read("index.jsonl"), error;
+  std::vector<VersionEntry> entries;
+  EXPECT_FALSE(ws->readIndex(entries, error));
+  EXPECT_CONTAINS(error, "index.jsonl:4: line(s) beyond the recorded head: "
+                         "chain.json records 3 line(s), the file has 4 (not "
+                         "the append pending in chain.json");
+  for (const Damage &damage : ws->check())
+    EXPECT_FALSE(damage.recoverable) << damage.message();
+  std::vector<Damage> recovered;
+  EXPECT_TRUE(ws->recover(recovered, error)) << error;
+  EXPECT_TRUE(recovered.empty());
+  EXPECT_EQ(read("index.jsonl"), index);
+  VersionEntry e{"v4", "v1", digestOf("payload 1\n"), "commit"};
+  EXPECT_FALSE(ws->appendVersion(e, error));
+  EXPECT_CONTAINS(error, "where chain.json records");
+  EXPECT_EQ(read("index.jsonl"), index);
+
+  // Nor a changed prefix of it (a cut-short line whose bytes differ).
+  ls.pop_back();
+  std::string cut = pending.substr(0, pending.size() / 2);
+  cut[cut.size() - 1] ^= 1;
+  writeLines("index.jsonl", ls);
+  write("index.jsonl", read("index.jsonl") + cut);
+  EXPECT_FALSE(ws->readIndex(entries, error));
+  EXPECT_CONTAINS(error, "index.jsonl:4: damaged line");
+  EXPECT_CONTAINS(damages(), "not the append pending in chain.json");
+  EXPECT_TRUE(ws->recover(recovered, error)) << error;
+  EXPECT_TRUE(recovered.empty());
+  EXPECT_CONTAINS(read("index.jsonl"), cut);
+}
+
+TEST_F(HistoryTest, PendingAppendBuiltByHandIsRecovered) {
+  // The documented journal format, written by hand: the pending line whole
+  // beyond the head is completed; a prefix of it is rolled back.
+  auto ls = lines("index.jsonl");
+  std::string line = nextIndexLine(ls), index = read("index.jsonl");
+  std::string chain = read("chain.json");
+  setPending(ws->path("chain.json"), "index.jsonl", line);
+  write("index.jsonl", index + line + "\n");
+  std::string error;
+  std::vector<VersionEntry> entries;
+  ASSERT_TRUE(ws->readIndex(entries, error)) << error;
+  EXPECT_EQ(entries.size(), 3u); // v4 is not committed yet
+  std::vector<Damage> found = ws->check();
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_TRUE(found[0].recoverable);
+  EXPECT_CONTAINS(found[0].message(), "index.jsonl:4: an append interrupted "
+                                      "between its line and chain.json");
+  std::vector<Damage> recovered;
+  ASSERT_TRUE(ws->recover(recovered, error)) << error;
+  ASSERT_EQ(recovered.size(), 1u);
+  EXPECT_CONTAINS(recovered[0].problem, "completed");
+  ASSERT_TRUE(ws->readIndex(entries, error)) << error;
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries[3].id, "v4");
+  EXPECT_EQ(damages(), "");
+
+  // From the start again: a third of the line only.
+  write("chain.json", chain);
+  setPending(ws->path("chain.json"), "index.jsonl", line);
+  write("index.jsonl", index + line.substr(0, line.size() / 3));
+  ASSERT_TRUE(ws->readIndex(entries, error)) << error;
+  EXPECT_EQ(entries.size(), 3u);
+  ASSERT_TRUE(ws->recover(recovered, error)) << error;
+  ASSERT_EQ(recovered.size(), 1u);
+  EXPECT_CONTAINS(recovered[0].problem, "rolled back");
+  EXPECT_EQ(read("index.jsonl"), index);
+  EXPECT_EQ(read("chain.json").find("pending"), std::string::npos);
+  EXPECT_EQ(damages(), "");
+}
+
+TEST_F(HistoryTest, PendingRecordNotMatchingItsLineIsDamage) {
+  // A pending record whose digest is not its line's: chain.json is damaged
+  // (never recovered from).
+  auto ls = lines("index.jsonl");
+  std::string line = nextIndexLine(ls);
+  setPending(ws->path("chain.json"), "index.jsonl", line,
+             digestOf("another line"));
+  write("index.jsonl", read("index.jsonl") + line + "\n");
+  std::string chain = read("chain.json"), index = read("index.jsonl");
+  EXPECT_CONTAINS(damages(), "chain.json:0: damaged (the pending append of "
+                             "index.jsonl is not an object with offset");
+  std::string error;
+  std::vector<VersionEntry> entries;
+  EXPECT_FALSE(ws->readIndex(entries, error));
+  std::vector<Damage> recovered;
+  EXPECT_TRUE(ws->recover(recovered, error)) << error;
+  EXPECT_TRUE(recovered.empty());
+  EXPECT_FALSE(ws->appendAudit(llvm::json::Object{{"a", 1}}, error));
+  EXPECT_EQ(read("chain.json"), chain);
+  EXPECT_EQ(read("index.jsonl"), index);
+}
+
+TEST_F(HistoryTest, LineTooLongForTheJournalIsRefused) {
+  std::string audit = read("audit.jsonl"), chain = read("chain.json"), error;
+  EXPECT_FALSE(ws->appendAudit(
+      llvm::json::Object{
+          {"reason", std::string(Workspace::kMaxLineBytes, '"')}},
+      error));
+  EXPECT_CONTAINS(error, "audit.jsonl: a line of ");
+  EXPECT_CONTAINS(error, "nothing appended");
+  EXPECT_EQ(read("audit.jsonl"), audit);
+  EXPECT_EQ(read("chain.json"), chain);
+  // About the longest line accepted, of quotes (escaped in the line, and
+  // escaped again in chain.json's record: four times as long there), is
+  // appended and read back.
+  std::string longest(Workspace::kMaxLineBytes / 2 - 100, '"');
+  ASSERT_TRUE(ws->appendAudit(llvm::json::Object{{"reason", longest}}, error))
+      << error;
+  std::vector<llvm::json::Object> lines;
+  ASSERT_TRUE(ws->readAudit(lines, error)) << error;
+  EXPECT_EQ(lines.back().getString("reason")->str(), longest);
+  EXPECT_EQ(damages(), "");
+}
+
 TEST_F(HistoryTest, SwappedDigestsBetweenTwoIndexLines) {
   auto ls = lines("index.jsonl");
   std::string d2 = digestOf("payload 2\n"), d3 = digestOf("payload 3\n");

@@ -118,6 +118,22 @@ TEST(TuningDatabase, DamagedLinesAreSkippedAndNamed) {
   std::remove(path.c_str());
 }
 
+TEST(TuningDatabase, TornLastLineDoesNotSwallowTheNextRecord) {
+  // A writer killed mid-write leaves a line without its newline: the next
+  // append ends it first, so only the torn line is skipped.
+  std::string path = tempFile();
+  TuningDatabase db(path);
+  ASSERT_FALSE(bool(db.append(record(rowSum(8, 8), 1.0, 32, h200()))));
+  std::ofstream(path, std::ios::app) << "{\"schema\": 1, \"workl";
+  ASSERT_FALSE(bool(db.append(record(rowSum(8, 8), 2.0, 64, h200()))));
+  std::vector<std::string> skipped;
+  std::vector<TuningRecord> all = db.read(&skipped);
+  EXPECT_EQ(all.size(), 2u);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].rfind("line 2:", 0), 0u) << skipped[0];
+  std::remove(path.c_str());
+}
+
 TEST(TuningDatabase, ConcurrentWritersLoseNoLine) {
   std::string path = tempFile();
   const int writers = 8, each = 50;

@@ -28,6 +28,15 @@
 // disagrees with chain.json (see check()). Appends and the lock never
 // follow a symbolic link.
 //
+// An append is journaled: chain.json first records it as pending (the
+// offset where its line starts, the line and its digest), then the line is
+// written, then chain.json records the new head and no pending append. A
+// writer killed in between (SIGKILL, a power loss) leaves the pending
+// record; the next exclusive lock completes the append (the whole line is
+// there) or rolls it back (a prefix of it, or nothing); bytes beyond the
+// head that are not the pending line stay damage. Readers serve the
+// recorded head only.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TIRX_HARNESS_STORE_H
@@ -73,6 +82,11 @@ struct Damage {
   std::string file;    // the path (workspace dir + "/" + relative name)
   int line = 0;        // 1-based line of a chained file; 0: the whole file
   std::string problem; // what is wrong, and what probably happened
+  /// An append interrupted between its line and chain.json (pending in
+  /// chain.json, with nothing or only its own line's bytes beyond the
+  /// head): not damage; the next exclusive lock (Workspace::recover)
+  /// completes or rolls it back.
+  bool recoverable = false;
 
   /// "FILE:LINE: PROBLEM", or "FILE: PROBLEM" for line 0.
   std::string message() const;
@@ -136,8 +150,23 @@ public:
   /// accepted request names an existing version; HEAD names an existing
   /// version. Takes the lock shared for the reads (unless this process holds
   /// one); a lock that cannot be taken is itself reported, and the check
-  /// goes on.
+  /// goes on. An interrupted append (see recover) is listed as a Damage
+  /// with `recoverable` set, at the line it would add.
   std::vector<Damage> check() const;
+
+  /// Completes or rolls back every append that chain.json records as
+  /// pending (its writer was killed between the line and chain.json's
+  /// update): the pending line whole beyond the head is made the head (the
+  /// file fsync'd first); a prefix of it is truncated away; a record with
+  /// nothing written is cleared. Bytes beyond the head that are not the
+  /// pending line, or a prefix of it, are left as they are (damage, which
+  /// check() names). Each append recovered goes to `recovered` (file, the
+  /// line it concerned, what was done). Runs under the exclusive lock: this
+  /// process's own if it holds one, else one taken for it; taking the
+  /// exclusive lock (lock()) recovers too, so a writer always starts from a
+  /// committed history. False with `error` when a file or chain.json could
+  /// not be written (the pending record then stays, for the next writer).
+  bool recover(std::vector<Damage> &recovered, std::string &error) const;
 
   /// The text of an object, checked against its digest.
   bool readObject(const std::string &digest, std::string &text,
@@ -148,20 +177,30 @@ public:
                    std::string &error) const;
 
   /// Appends one line, chained: adds "prev" (the digest of the file's last
-  /// line, from chain.json; a "prev" in `line` is replaced), appends with
-  /// one write(2) (O_APPEND, O_NOFOLLOW, fsync), then records the new head
-  /// in chain.json (atomic replace). Refused, with nothing written, when
+  /// line, from chain.json; a "prev" in `line` is replaced), records the
+  /// append as pending in chain.json (atomic replace), appends with one
+  /// write(2) (O_APPEND, O_NOFOLLOW, fsync), then records the new head and
+  /// no pending append in chain.json. Refused, with nothing written, when
   /// the file is a symlink, not a regular file, has other hard links, or
   /// does not have the size chain.json records (changed since the last
-  /// append: run check()). Runs under the exclusive lock: this process's
+  /// append: run check()), or the line is too long for chain.json's
+  /// record (kMaxLineBytes). Runs under the exclusive lock: this process's
   /// own if it holds one (a shared one is refused), else one taken for the
-  /// append. A failed write or head update truncates the file back.
+  /// append. A failed write or head update truncates the file back and
+  /// clears the pending record; a process killed in between leaves it to
+  /// recover().
   bool appendVersion(const VersionEntry &entry, std::string &error) const;
   bool appendRequest(const RequestRecord &record, std::string &error) const;
   bool appendAudit(const llvm::json::Object &line, std::string &error) const;
   /// Why an append to the chained file `file` would be refused (see
-  /// appendVersion), or "" when it would not; nothing is written.
+  /// appendVersion), or "" when it would not (an interrupted append that
+  /// the append's lock will recover is no refusal); nothing is written.
   std::string appendRefusal(const std::string &file) const;
+  /// The longest line appendVersion, appendRequest and appendAudit write
+  /// (without its newline): chain.json holds a pending line as a JSON
+  /// string (at most twice as long escaped) and is read with parseJSON's
+  /// 8 MiB limit.
+  static constexpr size_t kMaxLineBytes = size_t(3) << 20;
 
   /// Whether each write waits for the disk (fsync) before the next one, the
   /// default. Without it every write is still atomic (a temporary file and
@@ -208,7 +247,9 @@ public:
     bool shared = false;
   };
   /// Opens `lock` without following a symlink (a symlinked or non-regular
-  /// lock file is refused) and flock(2)s it.
+  /// lock file is refused) and flock(2)s it. An exclusive lock then
+  /// recovers interrupted appends (recover()); a failure to is left for
+  /// the appends, which refuse a file whose size is not the recorded one.
   Lock lock(std::string &error, bool shared = false) const;
 
 private:
@@ -225,6 +266,11 @@ private:
   /// Appends `line` to the chained file `file` (see appendVersion).
   bool appendChained(const std::string &file, llvm::json::Object line,
                      std::string &error) const;
+  /// lock(), recovering interrupted appends after an exclusive one only
+  /// when `recoverAfter`.
+  Lock takeLock(std::string &error, bool shared, bool recoverAfter) const;
+  /// recover()'s work, under the exclusive lock this process holds.
+  bool recoverHeld(std::vector<Damage> *recovered, std::string &error) const;
 
   std::string root;
   bool durable = true; // fsync each write (setDurable)
