@@ -9,8 +9,9 @@
 # TIRX: a tirx binary (the GPU host has no LLVM: use the one of `make pack`,
 # with tirx-run beside it). Environment (optional):
 #   TIRX_BLOCK_TUNE_TIME   the tune's seconds at most (240)
-#   TIRX_BLOCK_DEADLINE    seconds from the start by which the tune ends (450):
-#                          the tune gets what is left, less 60 s, if less
+#   TIRX_BLOCK_DEADLINE    seconds from the start by which every step is over
+#                          (450; SIGTERM, SIGKILL 30 s later): the tune gets
+#                          what is left less 60 s, if less than its time
 #   TIRX_BLOCK_PRECISIONS  the peers' precisions, in order (tf32,ieee)
 #   TIRX_BLOCK_TUNE_ARGS   more arguments of tirx tune ("--top-k 2"; "" for none)
 #   TIRX_BENCH_SAMPLES     samples a timing, TIRx and peers alike (tirx-run's
