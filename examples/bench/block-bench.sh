@@ -13,6 +13,8 @@
 #                          (450; SIGTERM, SIGKILL 30 s later): the tune gets
 #                          what is left less 60 s, if less than its time
 #   TIRX_BLOCK_PRECISIONS  the peers' precisions, in order (tf32,ieee)
+#   TIRX_BLOCK_COMPILE_PRECISIONS  those torch.compile runs at (tf32: its
+#                          max-autotune takes a minute or more a precision)
 #   TIRX_BLOCK_TUNE_ARGS   more arguments of tirx tune ("--top-k 2"; "" for none)
 #   TIRX_BENCH_SAMPLES     samples a timing, TIRx and peers alike (tirx-run's
 #                          rule: about 1 s)
@@ -32,4 +34,5 @@ for a in ${TIRX_BLOCK_TUNE_ARGS---top-k 2}; do tune_args+=("--tune-arg=$a"); don
 exec python3 "$here/block_bench.py" "$tirx" "$out" \
   --time "${TIRX_BLOCK_TUNE_TIME:-240}" --deadline "${TIRX_BLOCK_DEADLINE:-450}" \
   --precisions "${TIRX_BLOCK_PRECISIONS:-tf32,ieee}" \
+  --compile-precisions "${TIRX_BLOCK_COMPILE_PRECISIONS:-tf32}" \
   ${TIRX_BENCH_SAMPLES:+--samples "$TIRX_BENCH_SAMPLES"} "${tune_args[@]}" "$@"

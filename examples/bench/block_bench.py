@@ -250,7 +250,7 @@ def whole_step(args, log, env):
 def peers_step(args, log, env):
     out = os.path.join(args.out, "block-peers.json")
     cmd = [sys.executable, os.path.join(HERE, "block_peers.py"), "-o", out,
-           "--precisions", args.precisions]
+           "--precisions", args.precisions, "--compile-precisions", args.compile_precisions]
     if args.samples:
         cmd += ["--samples", str(args.samples)]
     rec = step(log, "peers", cmd, args.out, args.peers_timeout, env, term_group=True)
@@ -453,11 +453,15 @@ def render(result):
                 len(e["kernels"]) if e.get("kernels") else "-", num(e.get("first_call_s"))))
         agree = ((peers or {}).get("block") or {}).get("agreement") or []
         if agree:
-            worst = max(agree, key=lambda a: a["rel_l2"])
             lines.append("")
-            lines.append("Peers against each other (same inputs): %d pairs, the largest "
-                         "relative L2 %.1e (%s vs %s)." % (len(agree), worst["rel_l2"],
-                                                            worst["a"], worst["b"]))
+            text = []
+            for same, what in ((True, "at the same precision"), (False, "across precisions")):
+                pairs = [a for a in agree if bool(a.get("same_precision", True)) == same]
+                if pairs:
+                    worst = max(pairs, key=lambda a: a["rel_l2"])
+                    text.append("%s %d pairs, the largest relative L2 %.1e (%s vs %s)" % (
+                        what, len(pairs), worst["rel_l2"], worst["a"], worst["b"]))
+            lines.append("Peers against each other (same inputs): %s." % "; ".join(text))
         lines.append("")
     elif result.get("peers_note"):
         lines.append("Peers: %s" % result["peers_note"])
@@ -496,7 +500,11 @@ def main(argv=None):
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--samples", type=int, default=0)
-    ap.add_argument("--precisions", default="tf32,ieee")
+    ap.add_argument("--precisions", default="tf32,ieee",
+                    help="the peers' precisions, in the order they run")
+    ap.add_argument("--compile-precisions", default="tf32",
+                    help="those of them torch.compile runs at (its max-autotune "
+                         "takes a minute or more each)")
     ap.add_argument("--profile-timeout", type=int, default=240)
     ap.add_argument("--whole-timeout", type=int, default=120)
     ap.add_argument("--peers-timeout", type=int, default=240)

@@ -6,7 +6,8 @@ the same run as TIRx's kernels, by timing.py's loop (tirx-run's warm-up,
 L2 flush before each sample, sample count and median):
 
   python3 examples/bench/block_peers.py [-o FILE] [--samples N]
-                                        [--precisions tf32,ieee] [--no-profile]
+                                        [--precisions tf32,ieee]
+                                        [--compile-precisions tf32,ieee] [--no-profile]
 
 The block, as the MLIR computes it (each line one linalg op or two):
   n1   = x * rsqrt(sum(x^2, row) * (1/1024) + 1e-6) * g1
@@ -26,7 +27,9 @@ schedules compute them, `math: tf32`; "highest": f32 FMA, `ieee`):
   softmax of s * 0.03125 equals the MLIR's exp((s - max s) * 0.03125) / sum
   since 0.03125 > 0);
 - torch.compile of the literal block (timing.COMPILE_MODE,
-  max-autotune-no-cudagraphs unless TIRX_BENCH_COMPILE_MODE says otherwise).
+  max-autotune-no-cudagraphs unless TIRX_BENCH_COMPILE_MODE says otherwise),
+  at the precisions of --compile-precisions (default: all; block-bench.sh
+  asks for tf32 alone: the autotuning takes a minute or more each).
 Each is checked against the block in float64 with tirx-run's tolerances at
 its precision (timing.check), and the peers are compared with each other
 (`agreement`: relative L2 between each pair's outputs on the same inputs).
@@ -50,6 +53,12 @@ import os
 import sys
 import time
 
+try:  # at import, for torch.compile (fullgraph: no import in the block)
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # --help and syntax checks on hosts without torch
+    torch = F = None
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 TOKENS, WIDTH, HIDDEN = 2048, 1024, 4096
@@ -68,7 +77,6 @@ BYTES_MOVED = 4 * (2 * TOKENS * WIDTH + 2 * WIDTH + 4 * WIDTH * WIDTH
 
 def block_literal(x, g1, g2, wq, wk, wv, wo, w1, w2):
     """examples/transformer-block.mlir, op by op."""
-    import torch
     n1 = x * torch.rsqrt((x * x).sum(-1, keepdim=True) * INV_D + EPS) * g1
     q = n1 @ wq
     k = n1 @ wk
@@ -84,8 +92,6 @@ def block_literal(x, g1, g2, wq, wk, wv, wo, w1, w2):
 
 def block_fused_ops(x, g1, g2, wq, wk, wv, wo, w1, w2):
     """The same math with torch's fused ops (what a torch user writes)."""
-    import torch
-    import torch.nn.functional as F
     n1 = F.rms_norm(x, (WIDTH,), g1, EPS)
     p = torch.softmax((n1 @ wq) @ (n1 @ wk).t() * SCALE, -1)
     h = x + (p @ (n1 @ wv)) @ wo
@@ -103,7 +109,7 @@ def block_ieee(*args):
     return block_literal(*args)
 
 
-def make_inputs(torch, device="cuda", seed=0):
+def make_inputs(device="cuda", seed=0):
     gen = torch.Generator(device=device).manual_seed(seed)
 
     def uniform(shape, low, high):
@@ -122,11 +128,12 @@ def rel_l2(a, b):
     return ((a.double() - b.double()).norm() / b.double().norm()).item()
 
 
-def run(timer, samples, keep, precisions=PRECISIONS, written=lambda r: None):
-    """The peers at each precision; `written(result)` after each."""
-    import torch
-    from timing import measure, compile_fn
-    args = make_inputs(torch)
+def run(timer, samples, keep, precisions=PRECISIONS, compiled_at=PRECISIONS,
+        written=lambda r: None):
+    """The peers at each precision (torch.compile at those of `compiled_at`);
+    `written(result)` after each precision."""
+    from timing import measure, compile_fn, COMPILE_MODE
+    args = make_inputs()
     with torch.no_grad():
         want = block_literal(*[a.double() for a in args])
     compiled = {"tf32": compile_fn(block_tf32), "ieee": compile_fn(block_ieee)}
@@ -140,19 +147,21 @@ def run(timer, samples, keep, precisions=PRECISIONS, written=lambda r: None):
             torch.set_float32_matmul_precision(
                 "highest" if precision == "ieee" else "high")
             cfn = compiled[precision]
-            for name, kind, fn in (
-                    ("torch eager %s, op by op as the MLIR" % precision, "torch",
-                     lambda: block_literal(*args)),
-                    ("torch eager %s, F.rms_norm + softmax + F.silu" % precision,
-                     "torch", lambda: block_fused_ops(*args)),
-                    ("torch.compile %s (%s)" % (precision, os.environ.get(
-                        "TIRX_BENCH_COMPILE_MODE", "max-autotune-no-cudagraphs")),
-                     "torch.compile", lambda cfn=cfn: cfn(*args))):
+            cases = (
+                ("torch eager %s, op by op as the MLIR" % precision, "torch",
+                 lambda: block_literal(*args)),
+                ("torch eager %s, F.rms_norm + softmax + F.silu" % precision,
+                 "torch", lambda: block_fused_ops(*args)),
+                ("torch.compile %s (%s)" % (precision, COMPILE_MODE),
+                 "torch.compile", lambda cfn=cfn: cfn(*args)))
+            for name, kind, fn in cases:
+                if kind == "torch.compile" and precision not in compiled_at:
+                    continue
                 with torch.no_grad():
                     e = measure(timer, samples, name, kind, precision, fn, want,
                                 lambda r: r, terms=TERMS)
                     if e.get("check") == "pass":
-                        outputs[name] = fn().clone()
+                        outputs[name] = (precision, fn().clone())
                 e["form"] = "compiled" if kind == "torch.compile" else (
                     "literal" if "op by op" in name else "fused ops")
                 result["entries"].append(e)
@@ -166,8 +175,9 @@ def run(timer, samples, keep, precisions=PRECISIONS, written=lambda r: None):
     names = list(outputs)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            result["agreement"].append({"a": a, "b": b,
-                                        "rel_l2": rel_l2(outputs[a], outputs[b])})
+            result["agreement"].append({
+                "a": a, "b": b, "same_precision": outputs[a][0] == outputs[b][0],
+                "rel_l2": rel_l2(outputs[a][1], outputs[b][1])})
     written(result)
     return result
 
@@ -181,11 +191,16 @@ def main(argv=None):
                    help="timed samples per peer (0: tirx-run's rule, about 1 s)")
     p.add_argument("--precisions", default=",".join(PRECISIONS),
                    help="a comma list of tf32, ieee (in this order of running)")
+    p.add_argument("--compile-precisions", default=None,
+                   help="the precisions torch.compile runs at (default: all of "
+                        "--precisions; its max-autotune takes a minute or more each)")
     p.add_argument("--no-profile", action="store_true",
                    help="skip listing each peer's kernels with torch.profiler")
     args = p.parse_args(argv)
     precisions = [x for x in args.precisions.split(",") if x]
-    for x in precisions:
+    compiled_at = precisions if args.compile_precisions is None else \
+        [x for x in args.compile_precisions.split(",") if x]
+    for x in precisions + compiled_at:
         if x not in PRECISIONS:
             p.error("unknown precision %r (known: %s)" % (x, ", ".join(PRECISIONS)))
 
@@ -207,7 +222,7 @@ def main(argv=None):
 
     keep = []
     try:
-        run(timer, args.samples, keep, precisions, written)
+        run(timer, args.samples, keep, precisions, compiled_at, written)
     except Exception as e:  # what was measured is kept; the error said
         out["block"]["error"] = "%s: %s" % (type(e).__name__, e)
         written(out["block"])
