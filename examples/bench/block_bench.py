@@ -191,6 +191,10 @@ def profile_step(args, log, env):
     rows.sort(key=lambda r: -(r["duration_us"] or -1))
     for i, r in enumerate(rows):
         r["rank"] = i + 1
+    untimed = [r["kernel"] for r in rows if r["status"] != "timed"]
+    if untimed and not args.compile_only:  # the block's sum would be partial
+        rec["ok"] = False
+        rec["error"] = "not timed: " + ", ".join(untimed)
     return {"total_us": profile.get("total_us"), "compile_only": profile.get("compile_only"),
             "kernels": rows}
 
@@ -275,7 +279,9 @@ def tune_step(args, log, env, started):
     report = last_json_line(os.path.join(args.out, "tune.out"))
     if not report or "kernels" not in report:
         rec["ok"] = False
-        return {"time_s": seconds, "error": (report or {}).get("error") or "no report line"}
+        error = (report or {}).get("error") or "no report line (tune.err)"
+        return {"time_s": seconds,
+                "error": error.get("message", str(error)) if isinstance(error, dict) else error}
     rows = []
     for r in report.get("kernels") or []:
         kws = os.path.join(args.ws, r.get("workspace") or "")
@@ -340,8 +346,11 @@ def summary_rows(result):
     prof = result.get("profile") or {}
     maths = math_label((k["kernel"], k.get("math")) for k in prof.get("kernels") or [])
     best_maths = math_label((k["kernel"], k.get("best_math")) for k in tune.get("kernels") or [])
+    kernels = prof.get("kernels") or []
+    timed = sum(1 for k in kernels if k.get("duration_us"))
     rows = [("TIRx, `tirx auto` per kernel (profile)", prof.get("total_us"),
-             "sum of %d kernels, each timed alone, L2 flushed" % len(prof.get("kernels") or []),
+             "sum of %d kernels, each timed alone, L2 flushed" % timed
+             + ("" if timed == len(kernels) else " (of %d: a partial sum)" % len(kernels)),
              maths),
             ("TIRx, `tirx auto` per kernel (tune's baseline)", tune.get("block_auto_us"),
              "sum of the kernels' full timings in the tune", maths),
