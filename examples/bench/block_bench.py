@@ -38,7 +38,9 @@ over (SIGTERM then, SIGKILL 30 s later), so the whole command fits in one
 600 s call of the GPU host.
 
 Writes OUT/block.json (every figure, each step's status and command) and
-OUT/block.md (the tables for docs/benchmarks.md, also printed). Exit 0 when
+OUT/block.md (the tables for docs/benchmarks.md, also printed), beside
+each step's .out and .err, profile.json and block-peers.json: OUT's files
+without its folders (ws, whole, cache: the workspaces) are the record. Exit 0 when
 every step succeeded, else 1; the files are written either way. --runner
 (test/Tune/fake_runner.py, a stand-in) and --compile-only give the same
 path without a GPU (then with --no-peers); --payload another multi-op
@@ -46,9 +48,9 @@ payload (the peers implement the transformer block only: skipped then).
 """
 import argparse
 import datetime
-import glob
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -178,6 +180,8 @@ def profile_step(args, log, env):
     if profile is None:
         rec["ok"] = False
         return None
+    # A copy beside block.json: OUT without its workspaces is the record.
+    shutil.copyfile(os.path.join(args.ws, "profile.json"), os.path.join(args.out, "profile.json"))
     total = profile.get("total_us") or 0
     rows = []
     for k in profile.get("kernels") or []:
