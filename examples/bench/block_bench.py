@@ -31,7 +31,16 @@ and the next ones still run:
    kernels tuned hottest first, each its share of T; the block's time before
    (the automatic schedules) and after (each kernel's best) as the sum of the
    kernels' full timings. T is --time, cut to what is left of --deadline
-   less 60 s for the tune's last phases (full checks, paired runs).
+   less 60 s for the tune's last phases (full checks, paired runs) and 45 s
+   for step 5.
+5. compose: the profile's kernels put back together into one bundle
+   (block_compose.py), with their automatic schedules and with each
+   kernel's best from the tune, each timed by tirx-run in one run of the
+   whole block: the tuned block timed as torch's is. The automatic one is
+   checked against step 2's bundle (the same schedules op by op: a check of
+   the composition); the tuned one has no block reference (see step 2: a
+   check against another schedule flips near-ties), only tirx-run's
+   determinism check; each of its kernels passed its full checks in the tune.
 
 --deadline S (default 450): seconds from the start by which every step is
 over (SIGTERM then, SIGKILL 30 s later), so the whole command fits in one
@@ -60,6 +69,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BLOCK = os.path.join(ROOT, "examples", "transformer-block.mlir")
 TUNE_RESERVE_S = 60     # the tune's last phases (full checks, paired runs)
+COMPOSE_S = 45          # the composed bundles' two runs, after the tune
 
 
 def load(path):
@@ -269,7 +279,7 @@ def peers_step(args, log, env):
 
 
 def tune_step(args, log, env, started):
-    left = args.deadline - (time.time() - started) - TUNE_RESERVE_S
+    left = args.deadline - (time.time() - started) - TUNE_RESERVE_S - COMPOSE_S
     seconds = int(max(30, min(args.time, left)))
     cmd = [args.tirx, "tune", "--kernels", "--workspace", args.ws, "--time", str(seconds),
            "--json"] + args.tune_arg
@@ -303,6 +313,60 @@ def tune_step(args, log, env, started):
             "block_best_us": report.get("block_best_us"),
             "block_speedup": report.get("block_speedup"),
             "not_tuned": report.get("not_tuned"), "kernels": rows}
+
+
+def feedback_of(path):
+    fb = load(path)
+    if isinstance(fb, list):
+        fb = fb[0] if fb else None
+    return fb if isinstance(fb, dict) else None
+
+
+def compose_step(args, log, env, result):
+    """The profile's kernels (their automatic schedules, then each one's best
+    from the tune) put together into one bundle each (block_compose.py) and
+    timed by tirx-run in one run of the whole block. The automatic one is
+    checked against the whole block's own `tirx auto` bundle (the same
+    schedules op by op: a check of the composition); the tuned one has no
+    reference (each kernel passed its checks in the tune; tirx-run's
+    determinism check still runs)."""
+    whole = result.get("whole") or {}
+    ref = os.path.join(args.out, "whole", "bundles", "v1-reference")
+    whole_auto = os.path.join(args.out, "whole", "bundles", whole.get("version") or "-")
+    if not os.path.isdir(ref) or not os.path.isdir(whole_auto) or not result.get("profile"):
+        return {"note": "not composed: no whole-block bundles or no profile"}
+    runner = args.runner or os.path.join(os.path.dirname(args.tirx), "tirx-run")
+    samples = ["--samples", str(args.samples)] if args.samples else []
+    out = {}
+    best = {k["kernel"]: k["best_version"] for k in (result.get("tune") or {}).get("kernels") or []
+            if k.get("best_version")}
+    for which, versions, reference in (("auto", {}, whole_auto), ("best", best, None)):
+        if which == "best" and not best:
+            out[which] = {"note": "no tuned versions"}
+            continue
+        bundle = os.path.join(args.out, "composed-" + which)
+        cmd = [sys.executable, os.path.join(HERE, "block_compose.py"), args.payload, args.ws,
+               ref, bundle] + ["--version=%s=%s" % kv for kv in sorted(versions.items())]
+        rec = step(log, "compose-" + which, cmd, args.out, 60, env)
+        summary = json_of(os.path.join(args.out, "compose-%s.out" % which)) or {}
+        entry = {"launches": summary.get("launches"), "math": summary.get("math"),
+                 "versions": summary.get("versions"),
+                 "reference": "the whole block's tirx auto bundle" if reference else None}
+        out[which] = entry
+        if not rec["ok"]:
+            entry["error"] = "not composed (compose-%s.err)" % which
+            continue
+        fbfile = os.path.join(args.out, "composed-%s.json" % which)
+        cmd = [runner, bundle, "-o", fbfile] + (["--reference", reference] if reference else []) \
+            + samples
+        rec = step(log, "composed-%s-run" % which, cmd, args.out, 90, env)
+        fb = feedback_of(fbfile) or {}
+        entry.update({"correctness": fb.get("correctness"), "rel_l2": fb.get("rel_l2_error"),
+                      "duration_us": fb.get("duration_us"), "samples": fb.get("sample_count"),
+                      "determinism": fb.get("bitwise_reproducible")})
+        if not fb.get("duration_us") or fb.get("correctness") == "fail":
+            rec["ok"] = False
+    return out
 
 
 # -- the tables --------------------------------------------------------------
@@ -364,6 +428,17 @@ def summary_rows(result):
              "one run of %s launches, one L2 flush (checked against %s)"
              % (whole.get("launches") or "all", whole.get("reference") or "-"),
              whole.get("math") or "-")]
+    composed = result.get("composed") or {}
+    for which, label, checked in (
+            ("auto", "TIRx, `tirx auto` per kernel, composed into one bundle",
+             "checked against the whole block's auto bundle: %s"),
+            ("best", "TIRx, tuned, composed into one bundle",
+             "not checked as a block: each kernel was in its tune; bitwise reproducible: %s")):
+        c = composed.get(which) or {}
+        value = c.get("correctness") if which == "auto" else c.get("determinism")
+        rows.append((label, c.get("duration_us"), "one run of %s launches, one L2 flush (%s)"
+                     % (c.get("launches") or "all", checked % (
+                         "-" if value is None else value)), c.get("math") or "-"))
     return rows
 
 
@@ -570,6 +645,9 @@ def main(argv=None):
         result["tune"] = tune_step(args, log, env, started)
     else:
         log.append({"step": "tune", "ok": False, "error": "no profile to tune"})
+    write()
+    if not args.compile_only:
+        result["composed"] = compose_step(args, log, env, result)
     md = write()
     print(md)
     return 0 if all(s.get("ok") for s in log) else 1
