@@ -331,10 +331,14 @@ def compose_step(args, log, env, result):
     reference (each kernel passed its checks in the tune; tirx-run's
     determinism check still runs)."""
     whole = result.get("whole") or {}
-    ref = os.path.join(args.out, "whole", "bundles", "v1-reference")
     whole_auto = os.path.join(args.out, "whole", "bundles", whole.get("version") or "-")
-    if not os.path.isdir(ref) or not os.path.isdir(whole_auto) or not result.get("profile"):
-        return {"note": "not composed: no whole-block bundles or no profile"}
+    # The block's parameters: from its reference bundle, or its auto bundle.
+    ref = os.path.join(args.out, "whole", "bundles", "v1-reference")
+    ref = ref if os.path.isdir(ref) else whole_auto
+    if not os.path.isdir(whole_auto) or not result.get("profile"):
+        return {"note": "not composed: no whole-block bundle or no profile"}
+    if END["at"] is not None and END["at"] - time.time() < 15:
+        return {"note": "not composed: the deadline is reached"}
     runner = args.runner or os.path.join(os.path.dirname(args.tirx), "tirx-run")
     samples = ["--samples", str(args.samples)] if args.samples else []
     out = {}
@@ -528,6 +532,12 @@ def render(result):
             ratio(us, (eager["ieee"] or {}).get("median_us")),
             ratio(us, (comp["ieee"] or {}).get("median_us"))))
     lines.append("")
+    notes = [c.get("note") or c.get("error") for c in
+             [result.get("composed") or {}] + list((result.get("composed") or {}).values())
+             if isinstance(c, dict) and (c.get("note") or c.get("error"))]
+    if notes:
+        lines.append("Composed bundles: %s." % "; ".join(notes))
+        lines.append("")
     whole = result.get("whole") or {}
     runs = whole.get("runs") or []
     if runs and runs[0].get("correctness") not in (None, "pass"):
@@ -569,7 +579,7 @@ def render(result):
         lines.append("")
     lines.append("How the block is timed: TIRx's per-kernel figures are sums of kernels "
                  "each timed alone (its own inputs, L2 flushed before each sample, the "
-                 "median); the one-bundle row and torch's block are one run of the whole "
+                 "median); the one-bundle rows and torch's block are one run of the whole "
                  "block per sample (one L2 flush, intermediates through memory).")
     failed = [s["step"] for s in result["steps"] if not s.get("ok")]
     if failed:
