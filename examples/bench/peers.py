@@ -44,6 +44,27 @@ def driver_version():
         return None
 
 
+def meta(timer, samples):
+    """The run's device, versions and timing settings (the JSON's meta)."""
+    import torch
+    import triton
+    import timing
+    props = torch.cuda.get_device_properties(0)
+    return {
+        "device": torch.cuda.get_device_name(),
+        "sm_count": props.multi_processor_count,
+        "cuda_driver_api": driver_version(),
+        "torch": torch.__version__, "triton": triton.__version__,
+        "torch_cuda": torch.version.cuda,
+        "compile_mode": timing.COMPILE_MODE,
+        "samples": samples or "tirx-run's rule (about 1 s, 10 to 2000)",
+        "warmup": timing.WARMUP,
+        "l2_bytes": timer.l2_bytes, "flush_bytes": timer.flush_bytes,
+        "flush": timer.flush_method,
+        "sleep_cycles_per_us": timer.sleep_cycles_per_us,
+    }
+
+
 def list_kernels(keep):
     import torch
     from torch.profiler import profile, ProfilerActivity
@@ -81,24 +102,9 @@ def main(argv=None):
         if b not in MODULES:
             p.error("unknown benchmark %r (known: %s)" % (b, ", ".join(BENCHES)))
 
-    import torch
-    import triton
     import timing
     timer = timing.Timer()
-    props = torch.cuda.get_device_properties(0)
-    result = {"meta": {
-        "device": torch.cuda.get_device_name(),
-        "sm_count": props.multi_processor_count,
-        "cuda_driver_api": driver_version(),
-        "torch": torch.__version__, "triton": triton.__version__,
-        "torch_cuda": torch.version.cuda,
-        "compile_mode": timing.COMPILE_MODE,
-        "samples": args.samples or "tirx-run's rule (about 1 s, 10 to 2000)",
-        "warmup": timing.WARMUP,
-        "l2_bytes": timer.l2_bytes, "flush_bytes": timer.flush_bytes,
-        "flush": timer.flush_method,
-        "sleep_cycles_per_us": timer.sleep_cycles_per_us,
-    }, "benchmarks": {}}
+    result = {"meta": meta(timer, args.samples), "benchmarks": {}}
     started = time.time()
 
     def write():
