@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
+#include "IndexEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -107,9 +108,7 @@ namespace {
 /// One warp's part of C = A * B, built inside the warps' forall: its
 /// fragments' rows and columns (PTX fragment layout: lane = 4 * group +
 /// thread-in-group) and the builders they share.
-struct WarpTile {
-  RewriterBase &rewriter;
-  Location loc;
+struct WarpTile : tirx::IndexEmitter {
   Block *body;
   Value a, b, c;
   int64_t tilesM, tilesN;
@@ -126,35 +125,14 @@ struct WarpTile {
   /// B: the lane's row in an 8x8 matrix (lane % 8), the matrix's column
   /// (8 for lanes 8-15 and 24-31) and row (8 for lanes 16-31) offsets.
   Value rowWarp, colWarp, ldRow, ldCol, ldRow8, ldColT, ldRowT;
-  /// One constant of each value, at the top of the warp's body.
-  llvm::DenseMap<int64_t, Value> constants;
 
   WarpTile(RewriterBase &rewriter, Location loc, Block *body, Value a, Value b,
            Value c, int64_t tilesM, int64_t tilesN, int64_t stepK)
-      : rewriter(rewriter), loc(loc), body(body), a(a), b(b), c(c),
+      : IndexEmitter(rewriter, loc, body), body(body), a(a), b(b), c(c),
         tilesM(tilesM), tilesN(tilesN), stepK(stepK) {}
 
   Type elementType(Value buf) {
     return cast<MemRefType>(buf.getType()).getElementType();
-  }
-  Value cst(int64_t v) {
-    Value &value = constants[v];
-    if (!value) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(body);
-      value = arith::ConstantIndexOp::create(rewriter, loc, v);
-    }
-    return value;
-  }
-  Value add(Value x, int64_t v) {
-    return v == 0 ? x
-                  : arith::AddIOp::create(rewriter, loc, x, cst(v)).getResult();
-  }
-  Value add(Value x, Value y) {
-    return arith::AddIOp::create(rewriter, loc, x, y);
-  }
-  Value mul(Value x, int64_t v) {
-    return arith::MulIOp::create(rewriter, loc, x, cst(v));
   }
   Value load(Value buf, Value i, Value j) {
     return memref::LoadOp::create(rewriter, loc, buf, ValueRange{i, j});

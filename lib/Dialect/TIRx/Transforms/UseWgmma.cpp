@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
+#include "IndexEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -70,45 +71,10 @@ Value tileSource(Value tile, scf::ForallOp blocks, unsigned wholeDim,
 
 /// Builds the threads' body: index arithmetic, views of the shared buffer,
 /// and the guarded regions, all with one rewriter and location.
-struct Emitter {
-  RewriterBase &rewriter;
-  Location loc;
-  Block *top;
-  llvm::DenseMap<int64_t, Value> constants;
-
-  Emitter(RewriterBase &rewriter, Location loc, Block *top)
-      : rewriter(rewriter), loc(loc), top(top) {}
-
-  Value cst(int64_t v) {
-    Value &value = constants[v];
-    if (!value) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(top);
-      value = arith::ConstantIndexOp::create(rewriter, loc, v);
-    }
-    return value;
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(rewriter, loc, x, y); }
-  Value add(Value x, int64_t v) { return v ? add(x, cst(v)) : x; }
-  Value sub(Value x, int64_t v) { return arith::SubIOp::create(rewriter, loc, x, cst(v)); }
-  Value mul(Value x, int64_t v) { return arith::MulIOp::create(rewriter, loc, x, cst(v)); }
-  Value div(Value x, int64_t v) { return arith::DivUIOp::create(rewriter, loc, x, cst(v)); }
-  Value rem(Value x, int64_t v) { return arith::RemUIOp::create(rewriter, loc, x, cst(v)); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(rewriter, loc, p, x, y);
-  }
-  Value cmp(arith::CmpIPredicate p, Value x, int64_t v) { return cmp(p, x, cst(v)); }
-  Value both(Value x, Value y) { return arith::AndIOp::create(rewriter, loc, x, y); }
+struct Emitter : tirx::IndexEmitter {
+  using IndexEmitter::IndexEmitter;
   /// The parity of the phase `use` (0, 1, ...) of a stage's barrier.
   Value parity(Value use) { return cmp(arith::CmpIPredicate::ne, rem(use, 2), 0); }
-
-  /// Runs `body` with the insertion point inside `if (cond)`.
-  void ifThen(Value cond, function_ref<void()> body) {
-    auto op = scf::IfOp::create(rewriter, loc, cond, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(op.thenBlock()->getTerminator());
-    body();
-  }
 };
 } // namespace
 
