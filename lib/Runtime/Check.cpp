@@ -50,14 +50,15 @@ uint16_t floatToHalf(float value) {
     uint32_t half = mant >> shift;
     uint32_t rem = mant & ((1u << shift) - 1);
     uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1)))
-      ++half;
+    // Without a branch (the low bits are random in random inputs).
+    half += uint32_t(rem > mid) | (uint32_t(rem == mid) & (half & 1));
     return uint16_t(sign | half);
   }
   uint32_t half = sign | (uint32_t(e) << 10) | (mant >> 13);
   uint32_t rem = mant & 0x1FFF;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
-    ++half; // may carry into the exponent: still correct rounding
+  // Round to nearest even, without a branch (the low bits are random in
+  // random inputs); may carry into the exponent: still correct rounding.
+  half += uint32_t(rem > 0x1000) | (uint32_t(rem == 0x1000) & (half & 1));
   return uint16_t(half);
 }
 
@@ -220,6 +221,20 @@ bool isPoison(const std::vector<uint8_t> &bytes, ElementType type, size_t i) {
   }
 }
 
+namespace {
+/// isPoison(bytes, type, i) where `value` is elementAt(bytes, type, i): a
+/// float's poison is any NaN, seen on the value already read.
+inline bool poisonAt(const std::vector<uint8_t> &bytes, ElementType type,
+                     size_t i, double value) {
+  switch (type) {
+  case ElementType::i8:
+  case ElementType::i32:
+  case ElementType::i64: return isPoison(bytes, type, i);
+  default: return std::isnan(value);
+  }
+}
+} // namespace
+
 // The largest of n draws of a normal error, in standard deviations: about
 // sqrt(2 ln 2n) (n = 0, not known, counts as 1).
 static double maxOfDraws(uint64_t n) {
@@ -356,7 +371,8 @@ double rmsOf(const std::vector<uint8_t> &bytes, ElementType type, size_t n,
         Part p;
         for (size_t i = begin; i < end; ++i) {
           double w = elementAt(bytes, type, i);
-          if (std::isfinite(w) && !(skipPoison && isPoison(bytes, type, i))) {
+          if (std::isfinite(w) &&
+              !(skipPoison && poisonAt(bytes, type, i, w))) {
             p.sum += w * w;
             ++p.finite;
           }
@@ -425,8 +441,8 @@ Comparison compareBuffers(const std::string &name, ElementType type,
     for (size_t i = begin; i < end; ++i) {
       double g = elementAt(got, type, i);
       double w = elementAt(want, type, i);
-      bool gotPoison = isPoison(got, type, i);
-      if (std::isnan(w) || isPoison(want, type, i)) {
+      bool gotPoison = poisonAt(got, type, i, g);
+      if (std::isnan(w) || poisonAt(want, type, i, w)) {
         // The reference wrote nothing here or produced NaN: nothing to
         // trust.
         part.bad(i, g, w, gotPoison, /*refBad=*/true);
@@ -730,29 +746,38 @@ void perturbUlps(std::vector<uint8_t> &bytes, ElementType type, int ulps,
   FloatBits layout = floatBits(type);
   size_t n = bytes.size() / layout.width;
   // One draw per element when seed is not 0: element i's direction is
-  // draw i, whichever chunk moves it.
-  parallelChunks(n, [&](size_t begin, size_t end) {
-    Rng rng(seed);
-    rng.skip(begin);
-    for (size_t i = begin; i < end; ++i) {
-      uint64_t bits = 0;
-      std::memcpy(&bits, bytes.data() + i * layout.width, layout.width);
-      uint64_t magnitude = bits & ~layout.signBit;
-      bool up = seed == 0 || (rng.next() & 1);
-      if (magnitude >= layout.infinity) // inf or NaN: left as they are
-        continue;
-      // Floats of one sign are ordered as their magnitudes' bits: step on
-      // the signed key, crossing zero where it must, short of infinity.
-      int64_t key = (bits & layout.signBit) ? -int64_t(magnitude)
-                                            : int64_t(magnitude);
-      key += up ? ulps : -ulps;
-      uint64_t m = uint64_t(key < 0 ? -key : key);
-      if (m >= layout.infinity)
-        m = layout.infinity - 1;
-      bits = (key < 0 ? layout.signBit : 0) | m;
-      std::memcpy(bytes.data() + i * layout.width, &bits, layout.width);
-    }
-  });
+  // draw i, whichever chunk moves it. The loop is written once per width.
+  auto move = [&](auto zero) {
+    using Bits = decltype(zero);
+    parallelChunks(n, [&](size_t begin, size_t end) {
+      Rng rng(seed);
+      rng.skip(begin);
+      for (size_t i = begin; i < end; ++i) {
+        Bits raw;
+        std::memcpy(&raw, bytes.data() + i * sizeof(Bits), sizeof(Bits));
+        uint64_t bits = raw;
+        uint64_t magnitude = bits & ~layout.signBit;
+        bool up = seed == 0 || (rng.next() & 1);
+        if (magnitude >= layout.infinity) // inf or NaN: left as they are
+          continue;
+        // Floats of one sign are ordered as their magnitudes' bits: step on
+        // the signed key, crossing zero where it must, short of infinity.
+        int64_t key = (bits & layout.signBit) ? -int64_t(magnitude)
+                                              : int64_t(magnitude);
+        key += up ? ulps : -ulps;
+        uint64_t m = uint64_t(key < 0 ? -key : key);
+        if (m >= layout.infinity)
+          m = layout.infinity - 1;
+        raw = Bits((key < 0 ? layout.signBit : 0) | m);
+        std::memcpy(bytes.data() + i * sizeof(Bits), &raw, sizeof(Bits));
+      }
+    });
+  };
+  switch (layout.width) {
+  case 2: move(uint16_t()); break;
+  case 4: move(uint32_t()); break;
+  default: move(uint64_t()); break;
+  }
 }
 
 int sensitivityUlps(ElementType type, const std::string &math) {
@@ -775,7 +800,7 @@ referenceSensitivity(ElementType type, const std::vector<uint8_t> &want,
       for (size_t i = chunkBegin; i < chunkEnd; ++i) {
         double w = elementAt(want, type, i), q = elementAt(p, type, i);
         double d = std::fabs(q - w);
-        if (isPoison(p, type, i) || !std::isfinite(d))
+        if (poisonAt(p, type, i, q) || !std::isfinite(d))
           d = std::isfinite(w) ? INFINITY : 0;
         delta[i] = std::max(delta[i], d);
       }
@@ -832,8 +857,8 @@ Comparison compareSensitive(const std::string &name, ElementType type,
     for (size_t i = begin; i < end; ++i) {
       double g = elementAt(got, type, i);
       double w = elementAt(want, type, i);
-      bool gotPoison = isPoison(got, type, i);
-      bool refBad = std::isnan(w) || isPoison(want, type, i);
+      bool gotPoison = poisonAt(got, type, i, g);
+      bool refBad = std::isnan(w) || poisonAt(want, type, i, w);
       // NaN, poison and a lone (or opposite) infinity never pass.
       bool bad = refBad || gotPoison || std::isnan(g);
       double err = bad || g == w ? 0 : std::fabs(g - w);

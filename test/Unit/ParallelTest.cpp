@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tirx/Runtime/Check.h"
 #include "tirx/Runtime/Parallel.h"
+#include "tirx/Runtime/Check.h"
 
 #include <gtest/gtest.h>
 
@@ -74,8 +74,8 @@ TEST(ParallelTest, EveryChunkRunsOnceOnAnyThreadCount) {
           ++seen[i];
       });
       for (size_t i = 0; i < n; ++i)
-        ASSERT_EQ(seen[i].load(), 1) << "element " << i << ", " << t
-                                     << " threads";
+        ASSERT_EQ(seen[i].load(), 1)
+            << "element " << i << ", " << t << " threads";
     }
   }
 }
@@ -211,8 +211,8 @@ TEST(ParallelTest, TheFirstMismatchAndTheErrorsDoNotDependOnThreads) {
       lowest = std::min(lowest, at[k]);
       biggest = std::max(biggest, err);
     }
-    std::vector<double> delta = referenceSensitivity(
-        ElementType::f32, want, {close, want});
+    std::vector<double> delta =
+        referenceSensitivity(ElementType::f32, want, {close, want});
     Comparison plain, sensitive, changed;
     int64_t bitDifference = -2;
     for (unsigned t : kThreadCounts) {
@@ -223,16 +223,16 @@ TEST(ParallelTest, TheFirstMismatchAndTheErrorsDoNotDependOnThreads) {
       EXPECT_FALSE(c.pass) << what;
       EXPECT_EQ(c.firstBad, int64_t(lowest)) << what;
       EXPECT_NEAR(c.maxAbsError, biggest, 1e-6) << what;
-      Comparison s = compareSensitive("y", ElementType::f32, got, want,
-                                      delta, "ieee", 4096);
+      Comparison s = compareSensitive("y", ElementType::f32, got, want, delta,
+                                      "ieee", 4096);
       EXPECT_FALSE(s.pass) << what;
       EXPECT_EQ(s.firstBad, int64_t(lowest)) << what;
       Comparison u = compareUnchanged("x", ElementType::f32, got, close);
       EXPECT_EQ(u.firstBad, int64_t(lowest)) << what;
       int64_t d = firstBitDifference(got, close, ElementType::f32);
       EXPECT_EQ(d, int64_t(lowest)) << what;
-      RelaunchCheck r = compareRelaunch("y", ElementType::f32, got, close,
-                                        want, tol);
+      RelaunchCheck r =
+          compareRelaunch("y", ElementType::f32, got, close, want, tol);
       EXPECT_FALSE(r.bitEqual) << what;
       expectSame(r.comparison, c, what + ", relaunch");
       if (t == kThreadCounts[0]) {
@@ -292,8 +292,8 @@ TEST(ParallelTest, TheSensitivityRuleDoesNotDependOnThreads) {
         firstBad = b;
         continue;
       }
-      EXPECT_TRUE(std::memcmp(delta.data(), firstDelta.data(),
-                              8 * delta.size()) == 0)
+      EXPECT_TRUE(
+          std::memcmp(delta.data(), firstDelta.data(), 8 * delta.size()) == 0)
           << what;
       expectSame(g, firstGood, what + ", passing");
       expectSame(b, firstBad, what + ", failing");
