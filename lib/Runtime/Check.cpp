@@ -393,7 +393,7 @@ double rmsOf(const std::vector<uint8_t> &bytes, ElementType type, size_t n,
 /// looked at).
 int64_t firstDifference(const std::vector<uint8_t> &a,
                         const std::vector<uint8_t> &b, unsigned width) {
-  std::vector<int64_t> parts = mapChunks<int64_t>(
+  return firstInChunks(
       a.size() / width, [&](size_t begin, size_t end) -> int64_t {
         const uint8_t *x = a.data() + begin * width,
                       *y = b.data() + begin * width;
@@ -404,10 +404,6 @@ int64_t firstDifference(const std::vector<uint8_t> &a,
             return int64_t(i);
         return -1;
       });
-  for (int64_t first : parts)
-    if (first >= 0)
-      return first;
-  return -1;
 }
 } // namespace
 
@@ -919,18 +915,13 @@ int64_t firstBitDifference(const std::vector<uint8_t> &a,
 int64_t firstNonFinite(const std::vector<uint8_t> &bytes, ElementType type) {
   if (!isFloatType(type))
     return -1;
-  std::vector<int64_t> parts = mapChunks<int64_t>(
-      bytes.size() / elementBytes(type),
-      [&](size_t begin, size_t end) -> int64_t {
-        for (size_t i = begin; i < end; ++i)
-          if (!std::isfinite(elementAt(bytes, type, i)))
-            return int64_t(i);
-        return -1;
-      });
-  for (int64_t first : parts)
-    if (first >= 0)
-      return first;
-  return -1;
+  return firstInChunks(bytes.size() / elementBytes(type),
+                       [&](size_t begin, size_t end) -> int64_t {
+                         for (size_t i = begin; i < end; ++i)
+                           if (!std::isfinite(elementAt(bytes, type, i)))
+                             return int64_t(i);
+                         return -1;
+                       });
 }
 
 } // namespace runtime

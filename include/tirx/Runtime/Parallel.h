@@ -17,8 +17,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tirx {
@@ -74,6 +76,15 @@ std::vector<Part> mapChunks(size_t n, Work &&part) {
     parts[c] = part(begin, std::min(n, begin + kHostChunk));
   });
   return parts;
+}
+
+/// The first index that first(begin, end) finds in its chunk of [0, n)
+/// (-1 when it finds none), lowest over the chunks; -1 when none does.
+template <typename First> int64_t firstInChunks(size_t n, First &&first) {
+  for (int64_t hit : mapChunks<int64_t>(n, std::forward<First>(first)))
+    if (hit >= 0)
+      return hit;
+  return -1;
 }
 
 } // namespace runtime
