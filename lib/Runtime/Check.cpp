@@ -140,16 +140,16 @@ void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
     rng.skip(begin);
     for (size_t i = begin; i < end; ++i) {
       double u = rng.uniform();
-      double f = 2.0 * u - 1.0;
-      int64_t k = int64_t(std::floor(u * 201.0)) - 100;
+      // The integer only where it is stored (floor is a library call).
+      auto k = [u] { return int64_t(std::floor(u * 201.0)) - 100; };
       switch (type) {
       case ElementType::f32:
       case ElementType::f64:
       case ElementType::f16:
-      case ElementType::bf16: putFloat(bytes, type, i, f); break;
-      case ElementType::i8: put<int8_t>(bytes, i, int8_t(k)); break;
-      case ElementType::i32: put<int32_t>(bytes, i, int32_t(k)); break;
-      case ElementType::i64: put<int64_t>(bytes, i, k); break;
+      case ElementType::bf16: putFloat(bytes, type, i, 2.0 * u - 1.0); break;
+      case ElementType::i8: put<int8_t>(bytes, i, int8_t(k())); break;
+      case ElementType::i32: put<int32_t>(bytes, i, int32_t(k())); break;
+      case ElementType::i64: put<int64_t>(bytes, i, k()); break;
       }
     }
   });
