@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Check.h"
+#include "tirx/Runtime/Parallel.h"
 
 #include <algorithm>
 #include <chrono>
@@ -17,14 +18,18 @@
 namespace tirx {
 namespace runtime {
 
+static constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
 uint64_t Rng::next() {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  uint64_t z = (state += kGolden);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
 
 double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+
+void Rng::skip(uint64_t draws) { state += draws * kGolden; }
 
 uint16_t floatToHalf(float value) {
   uint32_t x;
@@ -45,14 +50,15 @@ uint16_t floatToHalf(float value) {
     uint32_t half = mant >> shift;
     uint32_t rem = mant & ((1u << shift) - 1);
     uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1)))
-      ++half;
+    // Without a branch (the low bits are random in random inputs).
+    half += uint32_t(rem > mid) | (uint32_t(rem == mid) & (half & 1));
     return uint16_t(sign | half);
   }
   uint32_t half = sign | (uint32_t(e) << 10) | (mant >> 13);
   uint32_t rem = mant & 0x1FFF;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
-    ++half; // may carry into the exponent: still correct rounding
+  // Round to nearest even, without a branch (the low bits are random in
+  // random inputs); may carry into the exponent: still correct rounding.
+  half += uint32_t(rem > 0x1000) | (uint32_t(rem == 0x1000) & (half & 1));
   return uint16_t(half);
 }
 
@@ -127,37 +133,45 @@ void putFloat(std::vector<uint8_t> &bytes, ElementType type, size_t i,
 } // namespace
 
 void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
-  Rng rng(seed);
   size_t n = bytes.size() / elementBytes(type);
-  for (size_t i = 0; i < n; ++i) {
-    double u = rng.uniform();
-    double f = 2.0 * u - 1.0;
-    int64_t k = int64_t(std::floor(u * 201.0)) - 100;
-    switch (type) {
-    case ElementType::f32:
-    case ElementType::f64:
-    case ElementType::f16:
-    case ElementType::bf16: putFloat(bytes, type, i, f); break;
-    case ElementType::i8: put<int8_t>(bytes, i, int8_t(k)); break;
-    case ElementType::i32: put<int32_t>(bytes, i, int32_t(k)); break;
-    case ElementType::i64: put<int64_t>(bytes, i, k); break;
+  // Element i is draw i of the seed's stream, whichever chunk makes it.
+  parallelChunks(n, [&](size_t begin, size_t end) {
+    Rng rng(seed);
+    rng.skip(begin);
+    for (size_t i = begin; i < end; ++i) {
+      double u = rng.uniform();
+      // The integer only where it is stored (floor is a library call).
+      auto k = [u] { return int64_t(std::floor(u * 201.0)) - 100; };
+      switch (type) {
+      case ElementType::f32:
+      case ElementType::f64:
+      case ElementType::f16:
+      case ElementType::bf16: putFloat(bytes, type, i, 2.0 * u - 1.0); break;
+      case ElementType::i8: put<int8_t>(bytes, i, int8_t(k())); break;
+      case ElementType::i32: put<int32_t>(bytes, i, int32_t(k())); break;
+      case ElementType::i64: put<int64_t>(bytes, i, k()); break;
+      }
     }
-  }
+  });
 }
 
 void fillPoison(std::vector<uint8_t> &bytes, ElementType type) {
   size_t n = bytes.size() / elementBytes(type);
-  for (size_t i = 0; i < n; ++i) {
-    switch (type) {
-    case ElementType::f32: put<uint32_t>(bytes, i, 0x7FC00000u); break;
-    case ElementType::f64: put<uint64_t>(bytes, i, 0x7FF8000000000000ull); break;
-    case ElementType::f16: put<uint16_t>(bytes, i, 0x7E00); break;
-    case ElementType::bf16: put<uint16_t>(bytes, i, 0x7FC0); break;
-    case ElementType::i8: put<int8_t>(bytes, i, kPoisonI8); break;
-    case ElementType::i32: put<int32_t>(bytes, i, kPoisonI32); break;
-    case ElementType::i64: put<int64_t>(bytes, i, kPoisonI64); break;
+  parallelChunks(n, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      switch (type) {
+      case ElementType::f32: put<uint32_t>(bytes, i, 0x7FC00000u); break;
+      case ElementType::f64:
+        put<uint64_t>(bytes, i, 0x7FF8000000000000ull);
+        break;
+      case ElementType::f16: put<uint16_t>(bytes, i, 0x7E00); break;
+      case ElementType::bf16: put<uint16_t>(bytes, i, 0x7FC0); break;
+      case ElementType::i8: put<int8_t>(bytes, i, kPoisonI8); break;
+      case ElementType::i32: put<int32_t>(bytes, i, kPoisonI32); break;
+      case ElementType::i64: put<int64_t>(bytes, i, kPoisonI64); break;
+      }
     }
-  }
+  });
 }
 
 uint32_t poisonWord(ElementType type) {
@@ -206,6 +220,20 @@ bool isPoison(const std::vector<uint8_t> &bytes, ElementType type, size_t i) {
   default: return std::isnan(elementAt(bytes, type, i));
   }
 }
+
+namespace {
+/// isPoison(bytes, type, i) where `value` is elementAt(bytes, type, i): a
+/// float's poison is any NaN, seen on the value already read.
+inline bool poisonAt(const std::vector<uint8_t> &bytes, ElementType type,
+                     size_t i, double value) {
+  switch (type) {
+  case ElementType::i8:
+  case ElementType::i32:
+  case ElementType::i64: return isPoison(bytes, type, i);
+  default: return std::isnan(value);
+  }
+}
+} // namespace
 
 // The largest of n draws of a normal error, in standard deviations: about
 // sqrt(2 ln 2n) (n = 0, not known, counts as 1).
@@ -290,6 +318,95 @@ static std::string formatValue(double v) {
   return os.str();
 }
 
+namespace {
+/// What one chunk of a comparison found: its sums, and its first bad
+/// element with what describes it.
+struct ChunkCheck {
+  ComparisonSums sums;
+  int64_t firstBad = -1;
+  double got = 0, want = 0, allowed = 0;
+  bool gotPoison = false, refBad = false;
+  void bad(size_t i, double g, double w, bool poison, bool ref,
+           double allow = 0) {
+    if (firstBad >= 0)
+      return;
+    firstBad = int64_t(i);
+    got = g;
+    want = w;
+    gotPoison = poison;
+    refBad = ref;
+    allowed = allow;
+  }
+};
+
+/// The chunks' findings combined in chunk order: sums added from the first
+/// chunk on (the total is the same bits whichever thread finished first),
+/// the largest error, the first bad element of the lowest chunk with one.
+/// One chunk's findings come back as they are.
+ChunkCheck combine(const std::vector<ChunkCheck> &parts) {
+  ChunkCheck all;
+  for (const ChunkCheck &p : parts) {
+    all.sums.maxAbsError = std::max(all.sums.maxAbsError, p.sums.maxAbsError);
+    all.sums.diff2 += p.sums.diff2;
+    all.sums.ref2 += p.sums.ref2;
+    if (all.firstBad < 0 && p.firstBad >= 0) {
+      ComparisonSums sums = all.sums;
+      all = p;
+      all.sums = sums;
+    }
+  }
+  return all;
+}
+
+/// The root mean square of the finite elements among the first `n` of
+/// `bytes` (with `skipPoison`, of those not poison either); 0 when none.
+double rmsOf(const std::vector<uint8_t> &bytes, ElementType type, size_t n,
+             bool skipPoison) {
+  struct Part {
+    double sum = 0;
+    size_t finite = 0;
+  };
+  std::vector<Part> parts =
+      mapChunks<Part>(n, [&](size_t begin, size_t end) {
+        Part p;
+        for (size_t i = begin; i < end; ++i) {
+          double w = elementAt(bytes, type, i);
+          if (std::isfinite(w) &&
+              !(skipPoison && poisonAt(bytes, type, i, w))) {
+            p.sum += w * w;
+            ++p.finite;
+          }
+        }
+        return p;
+      });
+  double sum = 0;
+  size_t finite = 0;
+  for (const Part &p : parts) {
+    sum += p.sum;
+    finite += p.finite;
+  }
+  return finite ? std::sqrt(sum / double(finite)) : 0;
+}
+
+/// The first element of `width` bytes where `a` and `b` (of one size)
+/// differ, -1 when none (bytes past the last whole element are not
+/// looked at).
+int64_t firstDifference(const std::vector<uint8_t> &a,
+                        const std::vector<uint8_t> &b, unsigned width) {
+  return firstInChunks(
+      a.size() / width, [&](size_t begin, size_t end) -> int64_t {
+        const uint8_t *x = a.data() + begin * width,
+                      *y = b.data() + begin * width;
+        if (std::memcmp(x, y, (end - begin) * width) == 0)
+          return -1;
+        for (size_t i = begin; i < end; ++i, x += width, y += width)
+          if (std::memcmp(x, y, width))
+            return int64_t(i);
+        return -1;
+      });
+}
+} // namespace
+
 Comparison compareBuffers(const std::string &name, ElementType type,
                           const std::vector<uint8_t> &got,
                           const std::vector<uint8_t> &want) {
@@ -309,54 +426,47 @@ Comparison compareBuffers(const std::string &name, ElementType type,
   }
   size_t n = got.size() / elementBytes(type);
   // The reference's root mean square, over its finite elements.
-  double rms = 0;
-  if (tol.rmsRel > 0) {
-    size_t finite = 0;
-    for (size_t i = 0; i < n; ++i) {
-      double w = elementAt(want, type, i);
-      if (std::isfinite(w)) {
-        rms += w * w;
-        ++finite;
-      }
-    }
-    rms = finite ? std::sqrt(rms / double(finite)) : 0;
-  }
+  double rms = tol.rmsRel > 0 ? rmsOf(want, type, n, /*skipPoison=*/false) : 0;
   double slack = tol.atol + tol.rmsRel * rms;
-  ComparisonSums sums;
   // Only the first bad element is described: building text for every one
   // of 2^26 wrong elements would cost minutes.
-  auto markBad = [&](size_t i, double g, double w, bool gotPoison,
-                     bool refBad) {
+  ChunkCheck all = combine(mapChunks<ChunkCheck>(n, [&](size_t begin,
+                                                         size_t end) {
+    ChunkCheck part;
+    ComparisonSums &sums = part.sums;
+    for (size_t i = begin; i < end; ++i) {
+      double g = elementAt(got, type, i);
+      double w = elementAt(want, type, i);
+      bool gotPoison = poisonAt(got, type, i, g);
+      if (std::isnan(w) || poisonAt(want, type, i, w)) {
+        // The reference wrote nothing here or produced NaN: nothing to
+        // trust.
+        part.bad(i, g, w, gotPoison, /*refBad=*/true);
+        continue;
+      }
+      if (std::isnan(g) || gotPoison) {
+        part.bad(i, g, w, gotPoison, /*refBad=*/false);
+        sums.maxAbsError = INFINITY;
+        continue;
+      }
+      double err = std::fabs(g - w);
+      if (!std::isfinite(err))
+        err = INFINITY;
+      sums.maxAbsError = std::max(sums.maxAbsError, err);
+      sums.diff2 += err * err;
+      sums.ref2 += w * w;
+      if (err > slack + tol.rtol * std::fabs(w))
+        part.bad(i, g, w, false, /*refBad=*/false);
+    }
+    return part;
+  }));
+  if (all.firstBad >= 0) {
     c.pass = false;
-    if (c.firstBad >= 0)
-      return;
-    c.firstBad = int64_t(i);
-    c.detail = describeMismatch(name, i, g, w, gotPoison, refBad);
-  };
-  for (size_t i = 0; i < n; ++i) {
-    double g = elementAt(got, type, i);
-    double w = elementAt(want, type, i);
-    bool gotPoison = isPoison(got, type, i);
-    if (std::isnan(w) || isPoison(want, type, i)) {
-      // The reference wrote nothing here or produced NaN: nothing to trust.
-      markBad(i, g, w, gotPoison, /*refBad=*/true);
-      continue;
-    }
-    if (std::isnan(g) || gotPoison) {
-      markBad(i, g, w, gotPoison, /*refBad=*/false);
-      sums.maxAbsError = INFINITY;
-      continue;
-    }
-    double err = std::fabs(g - w);
-    if (!std::isfinite(err))
-      err = INFINITY;
-    sums.maxAbsError = std::max(sums.maxAbsError, err);
-    sums.diff2 += err * err;
-    sums.ref2 += w * w;
-    if (err > slack + tol.rtol * std::fabs(w))
-      markBad(i, g, w, false, /*refBad=*/false);
+    c.firstBad = all.firstBad;
+    c.detail = describeMismatch(name, size_t(all.firstBad), all.got, all.want,
+                                all.gotPoison, all.refBad);
   }
-  finishComparison(name, sums, tol, c);
+  finishComparison(name, all.sums, tol, c);
   return c;
 }
 
@@ -395,18 +505,11 @@ Comparison compareUnchanged(const std::string &name, ElementType type,
                " vs " + std::to_string(uploaded.size()) + " bytes)";
     return c;
   }
-  if (std::memcmp(now.data(), uploaded.data(), now.size()) == 0)
+  int64_t i = firstDifference(now, uploaded, elementBytes(type));
+  if (i < 0)
     return c;
-  unsigned width = elementBytes(type);
-  size_t n = now.size() / width;
-  for (size_t i = 0; i < n; ++i) {
-    if (std::memcmp(now.data() + i * width, uploaded.data() + i * width,
-                    width) == 0)
-      continue;
-    return describeChange(name, i, elementAt(now, type, i),
-                          elementAt(uploaded, type, i));
-  }
-  return c;
+  return describeChange(name, size_t(i), elementAt(now, type, size_t(i)),
+                        elementAt(uploaded, type, size_t(i)));
 }
 
 Comparison describeChange(const std::string &name, size_t i, double now,
@@ -470,7 +573,7 @@ RelaunchCheck compareRelaunch(const std::string &name, ElementType type,
                               const std::vector<uint8_t> &want,
                               const Tolerance &tol) {
   RelaunchCheck r;
-  if (now == first)
+  if (now.size() == first.size() && firstDifference(now, first, 1) < 0)
     return r;
   r.bitEqual = false;
   r.comparison = compareBuffers(name, type, now, want, tol);
@@ -597,18 +700,21 @@ void fillAdversarial(std::vector<uint8_t> &bytes, ElementType type,
     fillRandom(bytes, type, seed);
     return;
   }
-  Rng rng(seed);
   double scale = adversarialScale(kind, level, type);
   size_t n = bytes.size() / elementBytes(type);
-  for (size_t i = 0; i < n; ++i) {
-    double f = 2.0 * rng.uniform() - 1.0;
-    // Subnormals: below 0.98 of the smallest normal, so that rounding
-    // never reaches it.
-    double v = kind == InputKind::cancel     ? ((i & 1) ? -scale : scale) + f
-               : kind == InputKind::denormal ? f * scale * 0.98
-                                             : f * scale;
-    putFloat(bytes, type, i, v);
-  }
+  parallelChunks(n, [&](size_t begin, size_t end) {
+    Rng rng(seed);
+    rng.skip(begin);
+    for (size_t i = begin; i < end; ++i) {
+      double f = 2.0 * rng.uniform() - 1.0;
+      // Subnormals: below 0.98 of the smallest normal, so that rounding
+      // never reaches it.
+      double v = kind == InputKind::cancel ? ((i & 1) ? -scale : scale) + f
+                 : kind == InputKind::denormal ? f * scale * 0.98
+                                               : f * scale;
+      putFloat(bytes, type, i, v);
+    }
+  });
 }
 
 std::vector<std::vector<uint8_t>> makeAdversarialInputs(const Manifest &m,
@@ -634,25 +740,39 @@ void perturbUlps(std::vector<uint8_t> &bytes, ElementType type, int ulps,
   if (!isFloatType(type) || ulps <= 0)
     return;
   FloatBits layout = floatBits(type);
-  Rng rng(seed);
   size_t n = bytes.size() / layout.width;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, bytes.data() + i * layout.width, layout.width);
-    uint64_t magnitude = bits & ~layout.signBit;
-    bool up = seed == 0 || (rng.next() & 1);
-    if (magnitude >= layout.infinity) // inf or NaN: left as they are
-      continue;
-    // Floats of one sign are ordered as their magnitudes' bits: step on the
-    // signed key, crossing zero where it must, short of infinity.
-    int64_t key = (bits & layout.signBit) ? -int64_t(magnitude)
-                                          : int64_t(magnitude);
-    key += up ? ulps : -ulps;
-    uint64_t m = uint64_t(key < 0 ? -key : key);
-    if (m >= layout.infinity)
-      m = layout.infinity - 1;
-    bits = (key < 0 ? layout.signBit : 0) | m;
-    std::memcpy(bytes.data() + i * layout.width, &bits, layout.width);
+  // One draw per element when seed is not 0: element i's direction is
+  // draw i, whichever chunk moves it. The loop is written once per width.
+  auto move = [&](auto zero) {
+    using Bits = decltype(zero);
+    parallelChunks(n, [&](size_t begin, size_t end) {
+      Rng rng(seed);
+      rng.skip(begin);
+      for (size_t i = begin; i < end; ++i) {
+        Bits raw;
+        std::memcpy(&raw, bytes.data() + i * sizeof(Bits), sizeof(Bits));
+        uint64_t bits = raw;
+        uint64_t magnitude = bits & ~layout.signBit;
+        bool up = seed == 0 || (rng.next() & 1);
+        if (magnitude >= layout.infinity) // inf or NaN: left as they are
+          continue;
+        // Floats of one sign are ordered as their magnitudes' bits: step on
+        // the signed key, crossing zero where it must, short of infinity.
+        int64_t key = (bits & layout.signBit) ? -int64_t(magnitude)
+                                              : int64_t(magnitude);
+        key += up ? ulps : -ulps;
+        uint64_t m = uint64_t(key < 0 ? -key : key);
+        if (m >= layout.infinity)
+          m = layout.infinity - 1;
+        raw = Bits((key < 0 ? layout.signBit : 0) | m);
+        std::memcpy(bytes.data() + i * sizeof(Bits), &raw, sizeof(Bits));
+      }
+    });
+  };
+  switch (layout.width) {
+  case 2: move(uint16_t()); break;
+  case 4: move(uint32_t()); break;
+  default: move(uint64_t()); break;
   }
 }
 
@@ -664,34 +784,42 @@ std::vector<double>
 referenceSensitivity(ElementType type, const std::vector<uint8_t> &want,
                      const std::vector<std::vector<uint8_t>> &perturbed) {
   size_t n = want.size() / elementBytes(type);
-  std::vector<double> delta(n, 0.0);
-  for (const std::vector<uint8_t> &p : perturbed) {
+  for (const std::vector<uint8_t> &p : perturbed)
     if (p.size() != want.size())
       return std::vector<double>(n, INFINITY);
-    for (size_t i = 0; i < n; ++i) {
-      double w = elementAt(want, type, i), q = elementAt(p, type, i);
-      double d = std::fabs(q - w);
-      if (isPoison(p, type, i) || !std::isfinite(d))
-        d = std::isfinite(w) ? INFINITY : 0;
-      delta[i] = std::max(delta[i], d);
+  std::vector<double> delta(n, 0.0);
+  // Each element on its own, then blocks that never straddle two chunks.
+  static_assert(kHostChunk % kSensitivityBlock == 0,
+                "a sensitivity block lies in one chunk");
+  parallelChunks(n, [&](size_t chunkBegin, size_t chunkEnd) {
+    for (const std::vector<uint8_t> &p : perturbed) {
+      for (size_t i = chunkBegin; i < chunkEnd; ++i) {
+        double w = elementAt(want, type, i), q = elementAt(p, type, i);
+        double d = std::fabs(q - w);
+        if (poisonAt(p, type, i, q) || !std::isfinite(d))
+          d = std::isfinite(w) ? INFINITY : 0;
+        delta[i] = std::max(delta[i], d);
+      }
     }
-  }
-  // One element's change is a random variable (each input moves up or down):
-  // where the moved terms happen to cancel it comes out far below the
-  // element's real sensitivity, and a correct candidate's rounding (tf32's
-  // truncated inputs above all) would fail on that element alone. The floor:
-  // an eighth of the RMS change over the element's block of neighbours.
-  for (size_t begin = 0; begin < n; begin += kSensitivityBlock) {
-    size_t end = std::min(n, begin + kSensitivityBlock);
-    double sum2 = 0;
-    for (size_t i = begin; i < end; ++i)
-      sum2 += delta[i] * delta[i];
-    double floor = std::sqrt(sum2 / double(end - begin)) / 8;
-    if (!std::isfinite(floor))
-      continue; // an infinite change: those elements keep theirs
-    for (size_t i = begin; i < end; ++i)
-      delta[i] = std::max(delta[i], floor);
-  }
+    // One element's change is a random variable (each input moves up or
+    // down): where the moved terms happen to cancel it comes out far below
+    // the element's real sensitivity, and a correct candidate's rounding
+    // (tf32's truncated inputs above all) would fail on that element alone.
+    // The floor: an eighth of the RMS change over the element's block of
+    // neighbours.
+    for (size_t begin = chunkBegin; begin < chunkEnd;
+         begin += kSensitivityBlock) {
+      size_t end = std::min(chunkEnd, begin + kSensitivityBlock);
+      double sum2 = 0;
+      for (size_t i = begin; i < end; ++i)
+        sum2 += delta[i] * delta[i];
+      double floor = std::sqrt(sum2 / double(end - begin)) / 8;
+      if (!std::isfinite(floor))
+        continue; // an infinite change: those elements keep theirs
+      for (size_t i = begin; i < end; ++i)
+        delta[i] = std::max(delta[i], floor);
+    }
+  });
   return delta;
 }
 
@@ -714,54 +842,53 @@ Comparison compareSensitive(const std::string &name, ElementType type,
   // reference's sequential loop above all) is a fraction of the output's
   // RMS that moving the inputs by one ulp does not show (a layer norm's
   // variance on 'cancel' inputs).
-  double rms = 0;
-  size_t finite = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double w = elementAt(want, type, i);
-    if (std::isfinite(w) && !isPoison(want, type, i)) {
-      rms += w * w;
-      ++finite;
-    }
-  }
-  rms = finite ? std::sqrt(rms / double(finite)) : 0;
+  double rms = rmsOf(want, type, n, /*skipPoison=*/true);
   double floor = std::isfinite(rms) ? tol.rmsRel * rms : 0;
   double tiny = isFloatType(type)
                     ? 2 * std::ldexp(1.0, smallestSubnormalExponent(type))
                     : 0;
-  double diff2 = 0, ref2 = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double g = elementAt(got, type, i);
-    double w = elementAt(want, type, i);
-    bool gotPoison = isPoison(got, type, i);
-    bool refBad = std::isnan(w) || isPoison(want, type, i);
-    // NaN, poison and a lone (or opposite) infinity never pass.
-    bool bad = refBad || gotPoison || std::isnan(g);
-    double err = bad || g == w ? 0 : std::fabs(g - w);
-    if (bad || !std::isfinite(err)) {
-      bad = true;
-      err = INFINITY;
-    }
-    double allowed =
-        kSensitivityFactor * delta[i] + rtol * std::fabs(w) + floor + tiny;
-    c.maxAbsError = std::max(c.maxAbsError, err);
-    diff2 += err * err;
-    if (std::isfinite(w))
-      ref2 += w * w;
-    if (bad || err > allowed) {
-      if (c.pass) {
-        c.firstBad = int64_t(i);
-        std::ostringstream os;
-        os.precision(3);
-        os << " (allowed " << allowed << ": " << kSensitivityFactor
-           << " x the reference's own change " << delta[i]
-           << " when every input moves by one ulp, + rtol " << rtol
-           << " + " << tol.rmsRel << " of the RMS " << rms << ")";
-        c.detail = describeMismatch(name, i, g, w, gotPoison, refBad) +
-                   (refBad ? "" : os.str());
+  ChunkCheck all = combine(mapChunks<ChunkCheck>(n, [&](size_t begin,
+                                                         size_t end) {
+    ChunkCheck part;
+    for (size_t i = begin; i < end; ++i) {
+      double g = elementAt(got, type, i);
+      double w = elementAt(want, type, i);
+      bool gotPoison = poisonAt(got, type, i, g);
+      bool refBad = std::isnan(w) || poisonAt(want, type, i, w);
+      // NaN, poison and a lone (or opposite) infinity never pass.
+      bool bad = refBad || gotPoison || std::isnan(g);
+      double err = bad || g == w ? 0 : std::fabs(g - w);
+      if (bad || !std::isfinite(err)) {
+        bad = true;
+        err = INFINITY;
       }
-      c.pass = false;
+      double allowed =
+          kSensitivityFactor * delta[i] + rtol * std::fabs(w) + floor + tiny;
+      part.sums.maxAbsError = std::max(part.sums.maxAbsError, err);
+      part.sums.diff2 += err * err;
+      if (std::isfinite(w))
+        part.sums.ref2 += w * w;
+      if (bad || err > allowed)
+        part.bad(i, g, w, gotPoison, refBad, allowed);
     }
+    return part;
+  }));
+  if (all.firstBad >= 0) {
+    size_t i = size_t(all.firstBad);
+    c.pass = false;
+    c.firstBad = all.firstBad;
+    std::ostringstream os;
+    os.precision(3);
+    os << " (allowed " << all.allowed << ": " << kSensitivityFactor
+       << " x the reference's own change " << delta[i]
+       << " when every input moves by one ulp, + rtol " << rtol << " + "
+       << tol.rmsRel << " of the RMS " << rms << ")";
+    c.detail = describeMismatch(name, i, all.got, all.want, all.gotPoison,
+                                all.refBad) +
+               (all.refBad ? "" : os.str());
   }
+  c.maxAbsError = all.sums.maxAbsError;
+  double diff2 = all.sums.diff2, ref2 = all.sums.ref2;
   c.relL2Error = !std::isfinite(diff2)
                      ? INFINITY
                      : ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
@@ -772,13 +899,29 @@ int64_t firstBitDifference(const std::vector<uint8_t> &a,
                            const std::vector<uint8_t> &b, ElementType type) {
   if (a.size() != b.size())
     return 0;
-  if (std::memcmp(a.data(), b.data(), a.size()) == 0)
-    return -1;
   unsigned width = elementBytes(type);
-  for (size_t i = 0; i < a.size() / width; ++i)
-    if (std::memcmp(a.data() + i * width, b.data() + i * width, width))
-      return int64_t(i);
-  return 0;
+  int64_t first = firstDifference(a, b, width);
+  if (first >= 0)
+    return first;
+  // Bytes past the last whole element count as element 0.
+  size_t whole = a.size() / width * width;
+  if (whole == a.size())
+    return -1;
+  return std::memcmp(a.data() + whole, b.data() + whole, a.size() - whole)
+             ? 0
+             : -1;
+}
+
+int64_t firstNonFinite(const std::vector<uint8_t> &bytes, ElementType type) {
+  if (!isFloatType(type))
+    return -1;
+  return firstInChunks(bytes.size() / elementBytes(type),
+                       [&](size_t begin, size_t end) -> int64_t {
+                         for (size_t i = begin; i < end; ++i)
+                           if (!std::isfinite(elementAt(bytes, type, i)))
+                             return int64_t(i);
+                         return -1;
+                       });
 }
 
 } // namespace runtime

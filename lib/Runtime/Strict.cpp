@@ -52,19 +52,19 @@ bool isFloat(ElementType t) {
 
 /// "" when every output element is a finite number, else the first that
 /// is not.
-std::string firstNonFinite(const Manifest &m,
-                           const std::vector<std::vector<uint8_t>> &out) {
+std::string describeNonFinite(const Manifest &m,
+                              const std::vector<std::vector<uint8_t>> &out) {
   for (size_t i = 0; i < m.params.size(); ++i) {
     const Param &p = m.params[i];
     if (!p.isBuffer || p.role == Role::in || !isFloat(p.type))
       continue;
-    size_t n = out[i].size() / elementBytes(p.type);
-    for (size_t e = 0; e < n; ++e)
-      if (!std::isfinite(elementAt(out[i], p.type, e))) {
-        std::ostringstream os;
-        os << p.name << "[" << e << "] = " << elementAt(out[i], p.type, e);
-        return os.str();
-      }
+    int64_t e = firstNonFinite(out[i], p.type);
+    if (e >= 0) {
+      std::ostringstream os;
+      os << p.name << "[" << e
+         << "] = " << elementAt(out[i], p.type, size_t(e));
+      return os.str();
+    }
   }
   return "";
 }
@@ -117,7 +117,7 @@ void checkAdversarial(const RunOptions &options, const Manifest &candidate,
           makeAdversarialInputs(candidate, kind, level, seed);
       std::vector<std::vector<uint8_t>> want =
           data.referenceOn(inputs, scalars);
-      std::string bad = firstNonFinite(candidate, want);
+      std::string bad = describeNonFinite(candidate, want);
       if (bad.empty()) {
         // The reference's sensitivity: every input one ulp up, and each in
         // a random direction.
@@ -133,7 +133,7 @@ void checkAdversarial(const RunOptions &options, const Manifest &candidate,
           std::vector<std::vector<uint8_t>> out =
               data.referenceOn(moved, scalars);
           if (bad.empty())
-            bad = firstNonFinite(candidate, out);
+            bad = describeNonFinite(candidate, out);
           for (size_t i = 0; i < candidate.params.size(); ++i)
             if (!out[i].empty())
               want.push_back(std::move(out[i]));

@@ -22,6 +22,7 @@
 #include "tirx/Runtime/Files.h"
 #include "tirx/Runtime/Isolation.h"
 #include "tirx/Runtime/Manifest.h"
+#include "tirx/Runtime/Parallel.h"
 #include "tirx/Runtime/Runner.h"
 #include "tirx/Runtime/Worker.h"
 #include "tirx/Runtime/WorkerClient.h"
@@ -92,6 +93,9 @@ const char *kUsage =
     "                      before the first launch, <param>.out after it\n"
     "                      (one bundle only)\n"
     "  --version           print the TIRx version and exit\n"
+    "environment: TIRX_RUN_THREADS=N  host threads that make the inputs and\n"
+    "             compare the outputs (default: the machine's, at most 16;\n"
+    "             1: all on one); results are the same bits for any N\n"
     "exit status: 0 all ran and passed, 1 a candidate failed, timed out, was\n"
     "             implausibly fast or its check was blind,\n"
     "             2 bad input, 3 no CUDA driver or device\n";
@@ -208,6 +212,8 @@ Options parseArgs(int argc, char **argv) {
       o.bundles.push_back(a);
     }
   }
+  if (std::string error = checkHostThreadsVariable(); !error.empty())
+    badInput(error);
   if (o.worker) {
     if (!o.bundles.empty() || o.persistent)
       badInput("--worker takes its bundles as requests on stdin");

@@ -4,7 +4,9 @@
 //
 // Host-side numerics of the runner, free of any GPU call so that CI can test
 // them: seeded input generation (never all zeros), output poisoning, and the
-// comparison of a candidate's outputs with the reference's.
+// comparison of a candidate's outputs with the reference's. Each loop over a
+// buffer's elements runs in fixed chunks on several threads (Parallel.h):
+// the results do not depend on how many.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,9 @@ public:
   uint64_t next();
   /// Uniform in [0, 1).
   double uniform();
+  /// Moves on as `draws` calls of next() would (splitmix64 is counter
+  /// based): a chunk of a buffer starts its draws where it starts.
+  void skip(uint64_t draws);
 
 private:
   uint64_t state;
@@ -244,6 +249,10 @@ Comparison compareSensitive(const std::string &name, ElementType type,
                             const std::vector<double> &delta,
                             const std::string &math = "ieee",
                             int64_t reductionLength = 0);
+
+/// The first element of an output of `type` that is not a finite number
+/// (NaN, poison, an infinity), -1 when none or when `type` is an integer.
+int64_t firstNonFinite(const std::vector<uint8_t> &bytes, ElementType type);
 
 /// The first element where `a` and `b` differ bit for bit, -1 when none.
 int64_t firstBitDifference(const std::vector<uint8_t> &a,
