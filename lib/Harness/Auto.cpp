@@ -158,6 +158,22 @@ std::vector<int64_t> mlir::tirx::splitParts(int64_t extent) {
   return parts;
 }
 
+std::vector<int64_t> mlir::tirx::columnSplitParts(int64_t outputs,
+                                                  int64_t extent) {
+  constexpr int64_t kFilled = int64_t(1) << 17, kTarget = int64_t(1) << 19;
+  std::vector<int64_t> parts;
+  if (outputs <= 0 || outputs >= kFilled || extent <= 0)
+    return parts;
+  for (int64_t p = 4; p <= 1024; p *= 2)
+    if (extent % p == 0 && extent / p >= 32)
+      parts.push_back(p);
+  std::stable_sort(parts.begin(), parts.end(), [&](int64_t a, int64_t b) {
+    return std::fabs(std::log2(double(outputs * a) / double(kTarget))) <
+           std::fabs(std::log2(double(outputs * b) / double(kTarget)));
+  });
+  return parts;
+}
+
 std::vector<int64_t> mlir::tirx::blockReduceThreads(int64_t extent) {
   std::vector<int64_t> out;
   for (int64_t t : {256, 128, 64, 32})
@@ -437,16 +453,42 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     if (reduces && parallelExtents.empty()) {
       kind = ReductionKind::Split;
     }
+    // Chunked: part r takes a contiguous run of the row, which the block
+    // that reduces it reads coalesced (interleaved parts put a warp's
+    // lanes a part's stride apart).
     if (reduces && kind == ReductionKind::Split && !dynamic(op)) {
       s.why = at + ": a long reduction split into parts";
       for (int64_t p : splitParts(reductionExtents.back()))
-        s.candidates.push_back(
-            action("split_reduction", json::Object{{"parts", p}}, &op));
+        s.candidates.push_back(action(
+            "split_reduction", json::Object{{"parts", p}, {"chunked", true}},
+            &op));
       if (!s.candidates.empty()) {
         steps.push_back(std::move(s));
         return;
       }
       kind = ReductionKind::InBlock;
+    }
+    // A column reduction with too few columns to fill the GPU (8192 are
+    // 32 blocks): the rows split into parts, each part a thread per column
+    // over a contiguous run of rows (coalesced across the columns), then
+    // a block per column combining its parts. Optional: a refusal (an
+    // input the split cannot view) leaves the plain column schedule.
+    std::string splitKey = opKey("split_reduction", op);
+    if (reduces && kind == ReductionKind::Columns && !dynamic(op) &&
+        reductionExtents.size() == 1 && op.outputs == 1 &&
+        !has(skipped, splitKey)) {
+      for (int64_t p : columnSplitParts(product(parallelExtents),
+                                        reductionExtents.front()))
+        s.candidates.push_back(action(
+            "split_reduction", json::Object{{"parts", p}, {"chunked", true}},
+            &op));
+      if (!s.candidates.empty()) {
+        s.why = at + ": the rows of a column reduction split into parts";
+        s.optional = true;
+        s.key = splitKey;
+        steps.push_back(std::move(s));
+        return;
+      }
     }
     if (reduces && kind == ReductionKind::InBlock) {
       s.why = at + ": a block per output row";
