@@ -470,9 +470,11 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     }
     // A column reduction with too few columns to fill the GPU (8192 are
     // 32 blocks): the rows split into parts, each part a thread per column
-    // over a contiguous run of rows (coalesced across the columns), then
-    // a block per column combining its parts. Optional: a refusal (an
-    // input the split cannot view) leaves the plain column schedule.
+    // over a contiguous run of rows (coalesced across the columns), the
+    // partials [parts, columns] (a thread's partial beside its
+    // neighbours'), then a thread per column combining its parts (a short
+    // column reduction). Optional: a refusal (an input the split cannot
+    // view) leaves the plain column schedule.
     std::string splitKey = opKey("split_reduction", op);
     if (reduces && kind == ReductionKind::Columns && !dynamic(op) &&
         reductionExtents.size() == 1 && op.outputs == 1 &&
@@ -480,7 +482,9 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
       for (int64_t p : columnSplitParts(product(parallelExtents),
                                         reductionExtents.front()))
         s.candidates.push_back(action(
-            "split_reduction", json::Object{{"parts", p}, {"chunked", true}},
+            "split_reduction",
+            json::Object{
+                {"parts", p}, {"chunked", true}, {"parts_first", true}},
             &op));
       if (!s.candidates.empty()) {
         s.why = at + ": the rows of a column reduction split into parts";

@@ -81,6 +81,13 @@ TEST(AutoRules, ReductionKinds) {
             ReductionKind::PerThread); // a convolution
   EXPECT_EQ(splitParts(1048576).front(), 256); // parts of 4096
   EXPECT_TRUE(splitParts(1000).empty());
+  // Columns: 8192 outputs x 64 parts = 2^19 threads, 128 rows each; none
+  // when the columns fill the GPU or a part would keep under 32 rows.
+  EXPECT_EQ(columnSplitParts(8192, 8192).front(), 64);
+  EXPECT_EQ(columnSplitParts(1024, 4096).front(), 128); // 32 rows a part
+  EXPECT_TRUE(columnSplitParts(131072, 8192).empty());
+  EXPECT_TRUE(columnSplitParts(8192, 64).empty());
+  EXPECT_TRUE(columnSplitParts(8192, 1000).empty()); // no power of 2 divides
   EXPECT_EQ(blockReduceThreads(8192), (V{256, 128, 64, 32}));
   EXPECT_EQ(blockReduceThreads(64), (V{64, 32}));
 }
@@ -318,3 +325,39 @@ TEST(AutoSteps, AReductionOfTwoOutputsRunsAThreadPerRow) {
       << steps[0].why;
 }
 } // namespace
+
+TEST(AutoSteps, FewColumnsSplitTheirRows) {
+  // colsum: s[j] += x[i, j], 8192 x 8192 (the reduction loop first).
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {8192, 8192}, {true, false}));
+  auto steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(transformOf(steps[0]), "split_reduction");
+  EXPECT_TRUE(steps[0].optional);
+  const json::Object *params = steps[0].candidates[0].getObject("params");
+  ASSERT_TRUE(params);
+  EXPECT_EQ(params->getInteger("parts"), 64);
+  EXPECT_EQ(params->getBoolean("chunked"), true);
+  EXPECT_EQ(params->getBoolean("parts_first"), true);
+  // Refused (skipped): the plain column schedule, a thread per column.
+  steps = nextSteps(f, {steps[0].key});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  // The split op (64 parts x 128 rows x 8192 columns) is not split again:
+  // blocks of (1 part, 256 columns).
+  PayloadFacts split;
+  split.ops.push_back(op("linalg.generic", {64, 128, 8192}, {false, true, false}));
+  steps = nextSteps(split, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  EXPECT_EQ(json::Value(*steps[0].candidates[0].getObject("params")
+                             ->getArray("tile_sizes")),
+            json::Value(json::Array{1, 0, 256}));
+  // Long rows split chunked (a block per part reads a contiguous run).
+  PayloadFacts rows;
+  rows.ops.push_back(op("linalg.generic", {256, 1048576}, {false, true}));
+  steps = nextSteps(rows, {});
+  EXPECT_EQ(transformOf(steps[0]), "split_reduction");
+  params = steps[0].candidates[0].getObject("params");
+  EXPECT_EQ(params->getInteger("parts"), 256);
+  EXPECT_EQ(params->getBoolean("chunked"), true);
+  EXPECT_EQ(params->getBoolean("parts_first"), std::nullopt);
+}

@@ -678,7 +678,9 @@ def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic"
     "properties": {"parts": {"type": "integer", "minimum": 2, "maximum": 65536,
       "description": "partial results per output element: the reduction loop of extent K becomes a parallel loop of `parts` and a reduction of K / parts"},
      "chunked": {"type": "boolean", "default": false,
-      "description": "part r reduces the contiguous chunk [r * K / parts, (r + 1) * K / parts); by default part r takes r, r + parts, r + 2 * parts, ... (neighbouring parts read neighbouring elements: coalesced on GPUs)"}}},
+      "description": "part r reduces the contiguous chunk [r * K / parts, (r + 1) * K / parts); by default part r takes r, r + parts, r + 2 * parts, ... (neighbouring parts read neighbouring elements: coalesced on GPUs)"},
+     "parts_first": {"type": "boolean", "default": false,
+      "description": "the partial buffer holds the parts in its first dimension ([parts, output dims]) rather than its last: a column reduction's thread per column then reads and writes its partial next to its neighbours' (coalesced), and the combine reduces the parts as a column reduction"}}},
    "preconditions": ["the target is a linalg op on buffers with one output and one reduction loop of static extent, not yet tiled or mapped",
                      "its body combines into the output with one of add, mul, max, min, and, or, xor (an op with a neutral element)",
                      "parts divides the reduction's extent"]}
@@ -695,6 +697,11 @@ def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic"
        each (element `k = kk * parts + r`, or `r * K / parts + kk` when
        `chunked`);
     3. the combine: `out = combine(out, reduce_r partial)`.
+
+    The partial buffer is `[output dims, parts]`, or `[parts, output dims]`
+    with `parts_first`: for a column reduction (the reduction loop before
+    the output's loops, `x.sum(dim=0)`), a thread per column writes its
+    partial beside its neighbours' only with the parts first.
 
     The new parallel loop is what a GPU needs for a reduction with few
     outputs (one row sum per row: M threads, not M * parts). Each of the
@@ -721,7 +728,8 @@ def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic"
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$parts,
-                       UnitAttr:$chunked);
+                       UnitAttr:$chunked,
+                       UnitAttr:$parts_first);
   let results = (outs TransformHandleTypeInterface:$fill,
                       TransformHandleTypeInterface:$split,
                       TransformHandleTypeInterface:$combine);

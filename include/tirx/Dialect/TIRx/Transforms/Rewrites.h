@@ -125,6 +125,8 @@ struct SplitReductionOptions {
   int64_t parts = 2;
   /// Each part a contiguous chunk (true), or every parts-th element.
   bool chunked = false;
+  /// The partial buffer's parts dimension first ([parts, out...]), or last.
+  bool partsFirst = false;
 };
 
 /// The ops splitReduction creates.
