@@ -406,10 +406,13 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   if (reduces)
     kind = chooseReduction(product(parallelExtents), product(reductionExtents),
                            parallelFirst);
-  // reduce_in_block and split_reduction combine one output; a reduction of
-  // several (an argmax's value and index) runs a thread per output.
+  // split_reduction combines one output, and reduce_in_block one output or
+  // a value and its index (an argmax: a block per row, a tree of pairs);
+  // other reductions of several outputs run a thread per output.
   if (reduces && op.outputs > 1 && parallelFirst)
-    kind = ReductionKind::PerThread;
+    kind = op.indexReduction && kind != ReductionKind::PerThread
+               ? ReductionKind::InBlock
+               : ReductionKind::PerThread;
   // A 4-D op's thread tile is as contiguous as a 3-D one's: vectors too.
   bool vectorizable =
       !reduces && op.contiguous && (n <= 3 || op.stage == Stage::Thread);
@@ -809,7 +812,8 @@ json::Object PayloadFacts::toJSON() const {
         {"contiguous", op.contiguous},
         {"tensor", op.tensor},
         {"strided_input", op.stridedInput},
-        {"outputs", op.outputs}});
+        {"outputs", op.outputs},
+        {"index_reduction", op.indexReduction}});
   }
   json::Array loops;
   for (const StagedLoop &l : staged)
@@ -856,6 +860,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.tensor = p->getBoolean("tensor").value_or(false);
       op.stridedInput = p->getInteger("strided_input").value_or(-1);
       op.outputs = p->getInteger("outputs").value_or(1);
+      op.indexReduction = p->getBoolean("index_reduction").value_or(false);
       f.ops.push_back(std::move(op));
     }
   if (const json::Array *list = o->getArray("staged"))
@@ -1002,6 +1007,7 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       f.inputType = elementTypeText(linalgOp.getDpsInputOperand(0)->get());
     f.tensor = linalgOp.hasPureTensorSemantics();
     f.outputs = linalgOp.getNumDpsInits();
+    f.indexReduction = tirx::matchIndexReduction(linalgOp).has_value();
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();
     for (AffineMap map : linalgOp.getIndexingMapsArray()) {

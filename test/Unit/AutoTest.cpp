@@ -300,10 +300,42 @@ TEST(AutoSteps, FactsRoundTripThroughJSON) {
   EXPECT_EQ(back->ops[0].reduction, (std::vector<bool>{false, true}));
 }
 
+TEST(AutoSteps, AnArgmaxTakesABlockPerRow) {
+  // An argmax (value and index, 4096 rows of 1024): reduce_in_block takes
+  // the pair (a tree of values and indices), a block per row.
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {4096, 1024}, {false, true}));
+  f.ops.back().outputs = 2;
+  f.ops.back().indexReduction = true;
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  EXPECT_NE(steps[0].why.find("a block per output row"), std::string::npos)
+      << steps[0].why;
+  f.ops.back().stage = Stage::Block;
+  f.ops.back().extents = {1, 1024};
+  steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "reduce_in_block");
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"),
+            256);
+  // Very long rows too: split_reduction takes one output only.
+  PayloadFacts longRows;
+  longRows.ops.push_back(op("linalg.generic", {256, 1048576}, {false, true}));
+  longRows.ops.back().outputs = 2;
+  longRows.ops.back().indexReduction = true;
+  steps = nextSteps(longRows, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  // The fact goes through JSON.
+  std::optional<PayloadFacts> back =
+      PayloadFacts::fromJSON(json::Value(f.toJSON()));
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->ops[0].indexReduction);
+}
+
 TEST(AutoSteps, AReductionOfTwoOutputsRunsAThreadPerRow) {
-  // An argmax (value and index, 4096 rows of 1024): reduce_in_block and
-  // split_reduction combine one output, so a thread per row (auto stopped
-  // at reduce_in_block's refusal before).
+  // Two outputs that are not a value and its index: reduce_in_block and
+  // split_reduction refuse them, so a thread per row.
   PayloadFacts f;
   f.ops.push_back(op("linalg.generic", {4096, 1024}, {false, true}));
   f.ops.back().outputs = 2;

@@ -125,6 +125,7 @@ struct OpFacts {
   bool tensor = false;     // works on tensors
   int64_t stridedInput = -1; // the first input read across its rows (a transpose's)
   int64_t outputs = 1;       // its results (an argmax has two)
+  bool indexReduction = false; // a value and its index (matchIndexReduction)
 };
 
 /// A loop inside a block whose body stages tiles in shared memory

@@ -786,9 +786,9 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
       "description": "threads of the block that share each output's reduction"},
      "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
       "description": "the device's shared memory per block (the partial results take outputs x threads / 32 elements of 32 bits, outputs x threads otherwise)"}}},
-   "preconditions": ["the target is a linalg op on buffers with one output and one reduction loop of static extent, inside a forall mapped to blocks and not split among threads",
-                     "its body combines into the output with one of add, mul, max, min, and, or, xor and uses no linalg.index",
-                     "its outputs (per block) are at most threads, and the partial results (outputs x threads / 32 for 32-bit elements, else outputs x threads) fit in max_shared_bytes"]}
+   "preconditions": ["the target is a linalg op on buffers with one output (or a value and its index) and one reduction loop of static extent, inside a forall mapped to blocks and not split among threads",
+                     "its body combines into the output with one of add, mul, max, min, and, or, xor and uses no linalg.index; or it keeps the first maximum (minimum) and its index: cmpf ogt (olt) of the input and the value, selects of the input and of linalg.index of the reduction loop",
+                     "its outputs (per block) are at most threads, and the partial results (outputs x threads / 32 for 32-bit elements, else outputs x threads; a value and an index each) fit in max_shared_bytes"]}
 }]> {
   let summary = "Reduce with all the threads of a block (warp shuffles)";
   let description = [{
@@ -811,6 +811,16 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     sum of squares, softmax's max and sum) needs to use the whole block
     rather than a thread per output.
 
+    A value and its index (`torch.max(x, dim)`, argmax; argmin with `olt`:
+    two outputs, `cmpf ogt` of the input and the value, then selects of the
+    input and of `linalg.index` of the reduction loop): each thread runs the
+    body over its elements in order, the pairs go through a tree in shared
+    memory (a value and an index array) that keeps the greater value and,
+    between equal values, the smaller index, and a thread per output
+    replaces the output pair where the block's value is strictly greater:
+    the first maximum, as the sequential loop finds it (NaNs never win, as
+    there).
+
     ```mlir
     %tree = transform.tirx.reduce_in_block %sum threads = 256
         : (!transform.any_op) -> !transform.any_op
@@ -821,10 +831,11 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     Consumes the target; produces the forall of the first step. Refuses
     with `not_applicable` (not a linalg op on buffers with one output of
     static shape indexed by its parallel loops alone, or a body using
-    linalg.index), `bad_order` (not inside a
+    linalg.index other than an argmax's), `bad_order` (not inside a
     block, or already split among threads), `dynamic_shape` (a loop of
     run-time extent: a row of run-time length), `not_reduction`,
-    `several_reductions`, `unknown_combiner`, `too_many_outputs` (more
+    `several_reductions`, `unknown_combiner` (two outputs that are not a
+    value and its index, as above), `too_many_outputs` (more
     outputs than threads) or `exceeds_smem`. A thread count that is not a
     power of two in [32, 1024] is refused by the verifier.
   }];
