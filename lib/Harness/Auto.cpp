@@ -158,6 +158,22 @@ std::vector<int64_t> mlir::tirx::splitParts(int64_t extent) {
   return parts;
 }
 
+std::vector<int64_t> mlir::tirx::columnSplitParts(int64_t outputs,
+                                                  int64_t extent) {
+  constexpr int64_t kFilled = int64_t(1) << 17, kTarget = int64_t(1) << 19;
+  std::vector<int64_t> parts;
+  if (outputs <= 0 || outputs >= kFilled || extent <= 0)
+    return parts;
+  for (int64_t p = 4; p <= 1024; p *= 2)
+    if (extent % p == 0 && extent / p >= 32)
+      parts.push_back(p);
+  std::stable_sort(parts.begin(), parts.end(), [&](int64_t a, int64_t b) {
+    return std::fabs(std::log2(double(outputs * a) / double(kTarget))) <
+           std::fabs(std::log2(double(outputs * b) / double(kTarget)));
+  });
+  return parts;
+}
+
 std::vector<int64_t> mlir::tirx::blockReduceThreads(int64_t extent) {
   std::vector<int64_t> out;
   for (int64_t t : {256, 128, 64, 32})
@@ -390,10 +406,13 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   if (reduces)
     kind = chooseReduction(product(parallelExtents), product(reductionExtents),
                            parallelFirst);
-  // reduce_in_block and split_reduction combine one output; a reduction of
-  // several (an argmax's value and index) runs a thread per output.
+  // split_reduction combines one output, and reduce_in_block one output or
+  // a value and its index (an argmax: a block per row, a tree of pairs);
+  // other reductions of several outputs run a thread per output.
   if (reduces && op.outputs > 1 && parallelFirst)
-    kind = ReductionKind::PerThread;
+    kind = op.indexReduction && kind != ReductionKind::PerThread
+               ? ReductionKind::InBlock
+               : ReductionKind::PerThread;
   // A 4-D op's thread tile is as contiguous as a 3-D one's: vectors too.
   bool vectorizable =
       !reduces && op.contiguous && (n <= 3 || op.stage == Stage::Thread);
@@ -437,16 +456,46 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     if (reduces && parallelExtents.empty()) {
       kind = ReductionKind::Split;
     }
+    // Chunked: part r takes a contiguous run of the row, which the block
+    // that reduces it reads coalesced (interleaved parts put a warp's
+    // lanes a part's stride apart).
     if (reduces && kind == ReductionKind::Split && !dynamic(op)) {
       s.why = at + ": a long reduction split into parts";
       for (int64_t p : splitParts(reductionExtents.back()))
-        s.candidates.push_back(
-            action("split_reduction", json::Object{{"parts", p}}, &op));
+        s.candidates.push_back(action(
+            "split_reduction", json::Object{{"parts", p}, {"chunked", true}},
+            &op));
       if (!s.candidates.empty()) {
         steps.push_back(std::move(s));
         return;
       }
       kind = ReductionKind::InBlock;
+    }
+    // A column reduction with too few columns to fill the GPU (8192 are
+    // 32 blocks): the rows split into parts, each part a thread per column
+    // over a contiguous run of rows (coalesced across the columns), the
+    // partials [parts, columns] (a thread's partial beside its
+    // neighbours'), then a thread per column combining its parts (a short
+    // column reduction). Optional: a refusal (an input the split cannot
+    // view) leaves the plain column schedule.
+    std::string splitKey = opKey("split_reduction", op);
+    if (reduces && kind == ReductionKind::Columns && !dynamic(op) &&
+        reductionExtents.size() == 1 && op.outputs == 1 &&
+        !has(skipped, splitKey)) {
+      for (int64_t p : columnSplitParts(product(parallelExtents),
+                                        reductionExtents.front()))
+        s.candidates.push_back(action(
+            "split_reduction",
+            json::Object{
+                {"parts", p}, {"chunked", true}, {"parts_first", true}},
+            &op));
+      if (!s.candidates.empty()) {
+        s.why = at + ": the rows of a column reduction split into parts";
+        s.optional = true;
+        s.key = splitKey;
+        steps.push_back(std::move(s));
+        return;
+      }
     }
     if (reduces && kind == ReductionKind::InBlock) {
       s.why = at + ": a block per output row";
@@ -763,7 +812,8 @@ json::Object PayloadFacts::toJSON() const {
         {"contiguous", op.contiguous},
         {"tensor", op.tensor},
         {"strided_input", op.stridedInput},
-        {"outputs", op.outputs}});
+        {"outputs", op.outputs},
+        {"index_reduction", op.indexReduction}});
   }
   json::Array loops;
   for (const StagedLoop &l : staged)
@@ -810,6 +860,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.tensor = p->getBoolean("tensor").value_or(false);
       op.stridedInput = p->getInteger("strided_input").value_or(-1);
       op.outputs = p->getInteger("outputs").value_or(1);
+      op.indexReduction = p->getBoolean("index_reduction").value_or(false);
       f.ops.push_back(std::move(op));
     }
   if (const json::Array *list = o->getArray("staged"))
@@ -956,6 +1007,7 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       f.inputType = elementTypeText(linalgOp.getDpsInputOperand(0)->get());
     f.tensor = linalgOp.hasPureTensorSemantics();
     f.outputs = linalgOp.getNumDpsInits();
+    f.indexReduction = tirx::matchIndexReduction(linalgOp).has_value();
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();
     for (AffineMap map : linalgOp.getIndexingMapsArray()) {

@@ -42,7 +42,9 @@ const std::vector<Entry> &table() {
        "fewer blocks than the GPU has SMs (132 on an H200): most of the "
        "chip idles",
        {{"tile_to_blocks", "smaller tiles", "more blocks than SMs"},
-        {"split_reduction", "parts so that rows x parts exceeds the SMs",
+        {"split_reduction",
+         "parts so that rows x parts exceeds the SMs (chunked: each part a "
+         "contiguous run; parts_first for a column reduction)",
          "a long reduction shared by several blocks"}}},
       {"launch_bound",
        "the kernel takes a few microseconds: launch overhead dominates",

@@ -81,6 +81,13 @@ TEST(AutoRules, ReductionKinds) {
             ReductionKind::PerThread); // a convolution
   EXPECT_EQ(splitParts(1048576).front(), 256); // parts of 4096
   EXPECT_TRUE(splitParts(1000).empty());
+  // Columns: 8192 outputs x 64 parts = 2^19 threads, 128 rows each; none
+  // when the columns fill the GPU or a part would keep under 32 rows.
+  EXPECT_EQ(columnSplitParts(8192, 8192).front(), 64);
+  EXPECT_EQ(columnSplitParts(1024, 4096).front(), 128); // 32 rows a part
+  EXPECT_TRUE(columnSplitParts(131072, 8192).empty());
+  EXPECT_TRUE(columnSplitParts(8192, 64).empty());
+  EXPECT_TRUE(columnSplitParts(8192, 999).empty()); // no power of 2 divides
   EXPECT_EQ(blockReduceThreads(8192), (V{256, 128, 64, 32}));
   EXPECT_EQ(blockReduceThreads(64), (V{64, 32}));
 }
@@ -293,10 +300,42 @@ TEST(AutoSteps, FactsRoundTripThroughJSON) {
   EXPECT_EQ(back->ops[0].reduction, (std::vector<bool>{false, true}));
 }
 
+TEST(AutoSteps, AnArgmaxTakesABlockPerRow) {
+  // An argmax (value and index, 4096 rows of 1024): reduce_in_block takes
+  // the pair (a tree of values and indices), a block per row.
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {4096, 1024}, {false, true}));
+  f.ops.back().outputs = 2;
+  f.ops.back().indexReduction = true;
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  EXPECT_NE(steps[0].why.find("a block per output row"), std::string::npos)
+      << steps[0].why;
+  f.ops.back().stage = Stage::Block;
+  f.ops.back().extents = {1, 1024};
+  steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "reduce_in_block");
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"),
+            256);
+  // Very long rows too: split_reduction takes one output only.
+  PayloadFacts longRows;
+  longRows.ops.push_back(op("linalg.generic", {256, 1048576}, {false, true}));
+  longRows.ops.back().outputs = 2;
+  longRows.ops.back().indexReduction = true;
+  steps = nextSteps(longRows, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  // The fact goes through JSON.
+  std::optional<PayloadFacts> back =
+      PayloadFacts::fromJSON(json::Value(f.toJSON()));
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->ops[0].indexReduction);
+}
+
 TEST(AutoSteps, AReductionOfTwoOutputsRunsAThreadPerRow) {
-  // An argmax (value and index, 4096 rows of 1024): reduce_in_block and
-  // split_reduction combine one output, so a thread per row (auto stopped
-  // at reduce_in_block's refusal before).
+  // Two outputs that are not a value and its index: reduce_in_block and
+  // split_reduction refuse them, so a thread per row.
   PayloadFacts f;
   f.ops.push_back(op("linalg.generic", {4096, 1024}, {false, true}));
   f.ops.back().outputs = 2;
@@ -318,3 +357,43 @@ TEST(AutoSteps, AReductionOfTwoOutputsRunsAThreadPerRow) {
       << steps[0].why;
 }
 } // namespace
+
+TEST(AutoSteps, FewColumnsSplitTheirRows) {
+  // colsum: s[j] += x[i, j], 8192 x 8192 (the reduction loop first).
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {8192, 8192}, {true, false}));
+  auto steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(transformOf(steps[0]), "split_reduction");
+  EXPECT_TRUE(steps[0].optional);
+  const json::Object *params = steps[0].candidates[0].getObject("params");
+  ASSERT_TRUE(params);
+  EXPECT_EQ(params->getInteger("parts"), 64);
+  EXPECT_EQ(params->getBoolean("chunked"), true);
+  EXPECT_EQ(params->getBoolean("parts_first"), true);
+  // Refused (skipped): the plain column schedule, a thread per column.
+  steps = nextSteps(f, {steps[0].key});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  // The split op (64 parts x 128 rows x 8192 columns) is not split again:
+  // blocks of (1 part, 256 columns).
+  PayloadFacts split;
+  split.ops.push_back(op("linalg.generic", {64, 128, 8192}, {false, true, false}));
+  steps = nextSteps(split, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  const json::Array *sizes =
+      steps[0].candidates[0].getObject("params")->getArray("tile_sizes");
+  ASSERT_TRUE(sizes);
+  ASSERT_EQ(sizes->size(), 3u);
+  EXPECT_EQ((*sizes)[0].getAsInteger(), 1);
+  EXPECT_EQ((*sizes)[1].getAsInteger(), 0);
+  EXPECT_EQ((*sizes)[2].getAsInteger(), 256);
+  // Long rows split chunked (a block per part reads a contiguous run).
+  PayloadFacts rows;
+  rows.ops.push_back(op("linalg.generic", {256, 1048576}, {false, true}));
+  steps = nextSteps(rows, {});
+  EXPECT_EQ(transformOf(steps[0]), "split_reduction");
+  params = steps[0].candidates[0].getObject("params");
+  EXPECT_EQ(params->getInteger("parts"), 256);
+  EXPECT_EQ(params->getBoolean("chunked"), true);
+  EXPECT_EQ(params->getBoolean("parts_first"), std::nullopt);
+}

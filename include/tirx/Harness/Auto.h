@@ -92,6 +92,13 @@ ReductionKind chooseReduction(int64_t outputs, int64_t reduction,
 /// Parts for split_reduction of a reduction of `extent` (dividing it, each
 /// part a few thousand long), best first.
 std::vector<int64_t> splitParts(int64_t extent);
+/// Parts for split_reduction of a column reduction (the reduction loop
+/// first: a thread per output, `outputs` of them) over `extent` rows: none
+/// when the outputs alone fill the GPU (2^17 threads and more) or no part
+/// would keep 32 rows; else powers of two dividing `extent`, best first,
+/// outputs x parts nearest 2^19 threads (about two waves of an H200's
+/// 132 x 2048 resident threads).
+std::vector<int64_t> columnSplitParts(int64_t outputs, int64_t extent);
 /// Threads of reduce_in_block for rows of `extent`, best first.
 std::vector<int64_t> blockReduceThreads(int64_t extent);
 
@@ -118,6 +125,7 @@ struct OpFacts {
   bool tensor = false;     // works on tensors
   int64_t stridedInput = -1; // the first input read across its rows (a transpose's)
   int64_t outputs = 1;       // its results (an argmax has two)
+  bool indexReduction = false; // a value and its index (matchIndexReduction)
 };
 
 /// A loop inside a block whose body stages tiles in shared memory

@@ -34,14 +34,18 @@ DiagnosedSilenceableFailure checkShape(TransformOpInterface self,
       !check.succeeded())
     return check;
   auto outType = dyn_cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
-  if (!outType || !outType.hasStaticShape() ||
+  auto lastType = dyn_cast<MemRefType>(
+      op.getDpsInitOperand(op.getNumDpsInits() - 1)->get().getType());
+  if (!outType || !outType.hasStaticShape() || !lastType ||
+      !lastType.hasStaticShape() ||
       llvm::any_of(ranges, ShapedType::isDynamic) ||
       !outType.getElementType().isIntOrFloat())
     return reject(self, target, RefusalCode::not_applicable,
                   "the op's loops or output are not static");
   bool usesIndex = false;
   op.getBlock()->walk([&](linalg::IndexOp) { usesIndex = true; });
-  if (usesIndex)
+  // An argmax reads the reduction's position: matchIndexReduction took it.
+  if (usesIndex && op.getNumDpsInits() == 1)
     return reject(self, target, RefusalCode::not_applicable,
                   "the body reads its loop indices (linalg.index)");
   // Each output element is one tuple of the parallel loops: the output map
@@ -61,16 +65,26 @@ DiagnosedSilenceableFailure checkResources(TransformOpInterface self,
                                            int64_t maxSharedBytes) {
   auto outType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
   int64_t outputs = outType.getNumElements();
+  // A value and its index: a slot per thread in each of two arrays.
+  int64_t indexBytes = 0;
+  if (op.getNumDpsInits() == 2) {
+    Type index = getElementTypeOrSelf(op.getDpsInitOperand(1)->get().getType());
+    indexBytes = index.isIndex()
+                     ? 8
+                     : std::max<int64_t>(1, index.getIntOrFloatBitWidth() / 8);
+  }
   if (outputs > threads)
     return reject(self, op, RefusalCode::too_many_outputs,
                   Twine(outputs) + " outputs for " + Twine(threads) +
                       " threads: the last step gives each output a thread",
                   "use smaller block tiles");
   // Shuffles leave a slot per warp; the tree a slot per thread.
-  int64_t slots = tirx::reduceInBlockUsesShuffles(outType.getElementType())
+  int64_t slots = tirx::reduceInBlockUsesShuffles(outType.getElementType()) &&
+                          !indexBytes
                       ? threads / 32
                       : threads;
-  int64_t bytes = outputs * slots * (outType.getElementTypeBitWidth() / 8);
+  int64_t bytes =
+      outputs * slots * (outType.getElementTypeBitWidth() / 8 + indexBytes);
   if (bytes > maxSharedBytes)
     return reject(self, op, RefusalCode::exceeds_smem,
                   "the partial results need " + Twine(bytes) +
@@ -88,7 +102,8 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
                                   TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
   auto op = dyn_cast<linalg::LinalgOp>(target);
-  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
+  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() < 1 ||
+      op.getNumDpsInits() > 2)
     return wrongTarget(self, target, "a linalg op on buffers with one output");
   if (!insideMapping(target, MappingKind::Block))
     return reject(self, target, RefusalCode::bad_order,
@@ -99,12 +114,31 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
     return reject(self, target, RefusalCode::bad_order,
                   "the target is already split among threads",
                   "apply reduce_in_block instead of tile_to_threads");
-  unsigned k;
-  Operation *combiner;
-  if (DiagnosedSilenceableFailure check =
-          matchSingleReduction(self, op, "reduce_in_block", k, combiner);
-      !check.succeeded())
-    return check;
+  // Two outputs: a value and its index (an argmax), or nothing.
+  std::optional<IndexReduction> indexed;
+  if (op.getNumDpsInits() == 2) {
+    SmallVector<unsigned> reductions;
+    op.getReductionDims(reductions);
+    if (reductions.empty())
+      return reject(self, target, RefusalCode::not_reduction,
+                    "the op has no reduction loop");
+    indexed = matchIndexReduction(op);
+    if (!indexed)
+      return reject(
+          self, target, RefusalCode::unknown_combiner,
+          "the body's two outputs are not a value and its index (cmpf "
+          "ogt or olt of the input and the value, then selects of the "
+          "input and of linalg.index of the reduction loop)",
+          "reduce_in_block takes one output combined by add, mul, max, min, "
+          "and, or, xor, or the pair of an argmax or argmin");
+  } else {
+    unsigned k;
+    Operation *combiner;
+    if (DiagnosedSilenceableFailure check =
+            matchSingleReduction(self, op, "reduce_in_block", k, combiner);
+        !check.succeeded())
+      return check;
+  }
   if (DiagnosedSilenceableFailure check = checkShape(self, op);
       !check.succeeded())
     return check;
@@ -114,7 +148,9 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
       !check.succeeded())
     return check;
   FailureOr<scf::ForallOp> first =
-      tirx::reduceInBlock(rewriter, op, ReduceInBlockOptions{threads});
+      indexed ? tirx::reduceIndexInBlock(rewriter, op, *indexed,
+                                         ReduceInBlockOptions{threads})
+              : tirx::reduceInBlock(rewriter, op, ReduceInBlockOptions{threads});
   if (failed(first))
     return reject(self, target, RefusalCode::not_applicable,
                   "the reduction could not be rewritten");

@@ -63,7 +63,7 @@ tirx::SplitReductionOp::applyToOne(TransformRewriter &rewriter,
                   Twine(parts) + " parts do not divide the reduction's extent " +
                       Twine(extent),
                   divisorsHint(extent, parts, extent, false));
-  SplitReductionOptions options{parts, getChunked()};
+  SplitReductionOptions options{parts, getChunked(), getPartsFirst()};
   if (std::optional<UnsplittableInput> input =
           findUnsplittableInput(op, k, options))
     return reject(self, target, RefusalCode::not_applicable,

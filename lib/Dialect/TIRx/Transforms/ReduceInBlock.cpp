@@ -418,6 +418,175 @@ tirx::reduceInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
   return first;
 }
 
+namespace {
+/// An IndexReduction shared by a block's threads: the value and index
+/// partials in two shared buffers (outputs x threads).
+struct BlockIndexReduction {
+  BlockReduction r;
+  arith::CmpFPredicate predicate;
+  Type indexType;
+  Value indices; // the index partials; r.partials holds the values
+
+  /// Whether `value` replaces `current` in the sequential loop: strictly
+  /// greater (OGT) or smaller (OLT); never a NaN, nor against one.
+  Value better(OpBuilder &b, Value value, Value current) {
+    return arith::CmpFOp::create(b, r.loc, predicate, value, current);
+  }
+
+  /// Thread t's (value, index) of output e: the body over its elements t,
+  /// t + threads, ... in order (linalg.index k is the element's position),
+  /// from (the neutral value, 0).
+  std::pair<Value, Value> emitPartial(OpBuilder &b, Value t, Value e) {
+    auto floatType = cast<FloatType>(r.element);
+    Value initValue = arith::ConstantOp::create(
+        b, r.loc,
+        b.getFloatAttr(floatType,
+                       APFloat::getInf(floatType.getFloatSemantics(),
+                                       predicate == arith::CmpFPredicate::OGT)));
+    Value initIndex = arith::ConstantOp::create(
+        b, r.loc, b.getZeroAttr(indexType));
+    bool rounds = r.extent % r.threads == 0;
+    auto strided = scf::ForOp::create(
+        b, r.loc, rounds ? r.cst(b, 0) : t,
+        r.cst(b, rounds ? r.extent / r.threads : r.extent),
+        r.cst(b, rounds ? 1 : r.threads), ValueRange{initValue, initIndex},
+        [&](OpBuilder &b, Location, Value iv, ValueRange acc) {
+          Value kk = rounds
+                         ? arith::AddIOp::create(
+                               b, r.loc, t,
+                               arith::MulIOp::create(b, r.loc, iv,
+                                                     r.cst(b, r.threads)))
+                               .getResult()
+                         : iv;
+          SmallVector<Value> at = r.loopIndices(b, e, kk);
+          IRMapping map;
+          r.mapInputs(b, at, map);
+          map.map(r.op.getRegionOutputArgs()[0], acc[0]);
+          map.map(r.op.getRegionOutputArgs()[1], acc[1]);
+          for (Operation &bodyOp : r.op.getBlock()->without_terminator()) {
+            if (auto index = dyn_cast<linalg::IndexOp>(bodyOp))
+              map.map(index.getResult(), at[index.getDim()]);
+            else
+              b.clone(bodyOp, map);
+          }
+          Operation *yield = r.op.getBlock()->getTerminator();
+          scf::YieldOp::create(b, r.loc,
+                               ValueRange{map.lookup(yield->getOperand(0)),
+                                          map.lookup(yield->getOperand(1))});
+        });
+    return {strided.getResult(0), strided.getResult(1)};
+  }
+
+  /// Tree: half the pairs take the other half's where its value is better,
+  /// or equal with a smaller index (the first extremum wins), log2 steps.
+  void emitTree(OpBuilder &builder) {
+    for (int64_t half = r.threads / 2; half >= 1; half /= 2) {
+      threadLoop(builder, r.loc, half, [&](OpBuilder &b, Value t) {
+        r.forEachOutput(b, [&](OpBuilder &b, Value e) {
+          Value other = arith::AddIOp::create(b, r.loc, t, r.cst(b, half));
+          Value xv = memref::LoadOp::create(b, r.loc, r.partials, ValueRange{e, t});
+          Value xi = memref::LoadOp::create(b, r.loc, indices, ValueRange{e, t});
+          Value yv =
+              memref::LoadOp::create(b, r.loc, r.partials, ValueRange{e, other});
+          Value yi =
+              memref::LoadOp::create(b, r.loc, indices, ValueRange{e, other});
+          Value tie = arith::AndIOp::create(
+              b, r.loc,
+              arith::CmpFOp::create(b, r.loc, arith::CmpFPredicate::OEQ, yv, xv),
+              arith::CmpIOp::create(b, r.loc, arith::CmpIPredicate::slt, yi, xi));
+          Value take =
+              arith::OrIOp::create(b, r.loc, better(b, yv, xv), tie);
+          memref::StoreOp::create(
+              b, r.loc, arith::SelectOp::create(b, r.loc, take, yv, xv),
+              r.partials, ValueRange{e, t});
+          memref::StoreOp::create(
+              b, r.loc, arith::SelectOp::create(b, r.loc, take, yi, xi),
+              indices, ValueRange{e, t});
+        });
+      });
+      gpu::BarrierOp::create(builder, r.loc);
+    }
+  }
+
+  /// A thread per output: the block's pair replaces the output's where its
+  /// value is better (strictly: the output's own index wins a tie, as it
+  /// comes first in the sequential loop).
+  void emitFinal(OpBuilder &builder) {
+    threadLoop(builder, r.loc, r.outputs, [&](OpBuilder &b, Value e) {
+      SmallVector<Value> indicesOfE = r.loopIndices(b, e, Value());
+      for (Value &i : indicesOfE)
+        if (!i)
+          i = r.cst(b, 0);
+      AffineMap outMap = r.op.getMatchingIndexingMap(r.op.getDpsInitOperand(0));
+      SmallVector<Value> at = r.applyMap(b, outMap, indicesOfE);
+      Value outValue = r.op.getDpsInitOperand(0)->get();
+      Value outIndex = r.op.getDpsInitOperand(1)->get();
+      Value v = memref::LoadOp::create(b, r.loc, r.partials,
+                                       ValueRange{e, r.cst(b, 0)});
+      Value i = memref::LoadOp::create(b, r.loc, indices,
+                                       ValueRange{e, r.cst(b, 0)});
+      Value oldV = memref::LoadOp::create(b, r.loc, outValue, at);
+      Value oldI = memref::LoadOp::create(b, r.loc, outIndex, at);
+      Value take = better(b, v, oldV);
+      memref::StoreOp::create(b, r.loc,
+                              arith::SelectOp::create(b, r.loc, take, v, oldV),
+                              outValue, at);
+      memref::StoreOp::create(b, r.loc,
+                              arith::SelectOp::create(b, r.loc, take, i, oldI),
+                              outIndex, at);
+    });
+  }
+};
+} // namespace
+
+FailureOr<scf::ForallOp>
+tirx::reduceIndexInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
+                         const IndexReduction &reduction,
+                         const ReduceInBlockOptions &options) {
+  auto valueType =
+      dyn_cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
+  auto indexType =
+      dyn_cast<MemRefType>(op.getDpsInitOperand(1)->get().getType());
+  if (!valueType || !indexType || !valueType.hasStaticShape())
+    return failure();
+  BlockIndexReduction b{
+      BlockReduction{op, op.getLoc(), reduction.loop, /*combiner=*/nullptr,
+                     options.threads, valueType.getNumElements(),
+                     /*extent=*/0, /*width=*/1, op.getStaticLoopRanges(), {},
+                     valueType.getElementType(), Value()},
+      reduction.predicate, indexType.getElementType(), Value()};
+  BlockReduction &r = b.r;
+  op.getParallelDims(r.parallel);
+  r.extent = r.ranges[r.k];
+
+  rewriter.setInsertionPoint(op);
+  auto space = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  r.partials = memref::AllocOp::create(
+      rewriter, r.loc,
+      MemRefType::get({r.outputs, r.threads}, r.element,
+                      MemRefLayoutAttrInterface(), space));
+  b.indices = memref::AllocOp::create(
+      rewriter, r.loc,
+      MemRefType::get({r.outputs, r.threads}, b.indexType,
+                      MemRefLayoutAttrInterface(), space));
+  scf::ForallOp first =
+      threadLoop(rewriter, r.loc, r.threads, [&](OpBuilder &builder, Value t) {
+        r.forEachOutput(builder, [&](OpBuilder &builder, Value e) {
+          auto [v, i] = b.emitPartial(builder, t, e);
+          memref::StoreOp::create(builder, r.loc, v, r.partials,
+                                  ValueRange{e, t});
+          memref::StoreOp::create(builder, r.loc, i, b.indices,
+                                  ValueRange{e, t});
+        });
+      });
+  gpu::BarrierOp::create(rewriter, r.loc);
+  b.emitTree(rewriter);
+  b.emitFinal(rewriter);
+  rewriter.eraseOp(op);
+  return first;
+}
+
 bool tirx::reduceInBlockUsesShuffles(Type element) {
   return element.isIntOrFloat() && element.getIntOrFloatBitWidth() == 32;
 }

@@ -90,7 +90,7 @@ splitInputs(linalg::LinalgOp op, unsigned k,
 /// The split op: the original body over the new domain, into `partial`.
 linalg::GenericOp createSplitOp(RewriterBase &rewriter, linalg::LinalgOp op,
                                 unsigned k, ArrayRef<SplitInput> inputs,
-                                Value partial) {
+                                Value partial, bool partsFirst) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   unsigned n = op.getNumLoops();
@@ -109,7 +109,9 @@ linalg::GenericOp createSplitOp(RewriterBase &rewriter, linalg::LinalgOp op,
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0))
                          .replaceDimsAndSymbols(shift, {}, n + 1, 0);
   SmallVector<AffineExpr> partialResults(outMap.getResults());
-  partialResults.push_back(getAffineDimExpr(k, ctx));
+  partialResults.insert(partsFirst ? partialResults.begin()
+                                   : partialResults.end(),
+                        getAffineDimExpr(k, ctx));
   maps.push_back(AffineMap::get(n + 1, 0, partialResults, ctx));
   SmallVector<utils::IteratorType> iterators;
   for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray())) {
@@ -125,18 +127,21 @@ linalg::GenericOp createSplitOp(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// The combine: out = combine(out, reduce_r partial). The partial buffer
-/// is read whole; the output takes its first m dims.
+/// is read whole; the output takes its m dims other than the parts (the
+/// last one, or the first with `partsFirst`: then r is the first loop).
 linalg::GenericOp createCombineOp(OpBuilder &b, Location loc, Value partial,
-                                  Value out, Operation *combiner) {
+                                  Value out, Operation *combiner,
+                                  bool partsFirst) {
   MLIRContext *ctx = b.getContext();
   unsigned m = cast<MemRefType>(out.getType()).getRank();
   SmallVector<utils::IteratorType> iterators(m, utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  SmallVector<AffineExpr> firstM;
+  iterators.insert(partsFirst ? iterators.begin() : iterators.end(),
+                   utils::IteratorType::reduction);
+  SmallVector<AffineExpr> outDims;
   for (unsigned i = 0; i < m; ++i)
-    firstM.push_back(getAffineDimExpr(i, ctx));
+    outDims.push_back(getAffineDimExpr(partsFirst ? i + 1 : i, ctx));
   SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(m + 1, ctx),
-                              AffineMap::get(m + 1, 0, firstM, ctx)};
+                              AffineMap::get(m + 1, 0, outDims, ctx)};
   return linalg::GenericOp::create(
       b, loc, TypeRange{}, ValueRange{partial}, ValueRange{out}, maps,
       iterators, [&](OpBuilder &b, Location l, ValueRange args) {
@@ -167,7 +172,9 @@ tirx::splitReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   auto outType = cast<MemRefType>(out.getType());
   rewriter.setInsertionPoint(op);
   SmallVector<int64_t> partialShape(outType.getShape());
-  partialShape.push_back(options.parts);
+  partialShape.insert(options.partsFirst ? partialShape.begin()
+                                         : partialShape.end(),
+                      options.parts);
   auto partialType = MemRefType::get(partialShape, outType.getElementType());
   Value partial = memref::AllocOp::create(rewriter, loc, partialType);
   Value init = arith::ConstantOp::create(
@@ -175,9 +182,11 @@ tirx::splitReduction(RewriterBase &rewriter, linalg::LinalgOp op,
   auto fill = linalg::FillOp::create(rewriter, loc, ValueRange{init},
                                      ValueRange{partial});
   linalg::GenericOp split =
-      createSplitOp(rewriter, op, reduction->loop, inputs, partial);
-  linalg::GenericOp final =
-      createCombineOp(rewriter, loc, partial, out, reduction->combiner);
+      createSplitOp(rewriter, op, reduction->loop, inputs, partial,
+                    options.partsFirst);
+  linalg::GenericOp final = createCombineOp(rewriter, loc, partial, out,
+                                            reduction->combiner,
+                                            options.partsFirst);
   memref::DeallocOp::create(rewriter, loc, partial);
   rewriter.eraseOp(op);
   return SplitReductionResult{fill, split, final};

@@ -78,6 +78,72 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A column reduction (the reduction loop first: s[j] = sum_i x[i, j]),
+// chunked, the parts first: part r sums rows [r * 16, (r + 1) * 16) of each
+// column into partial[r, j] (a thread per column writes beside its
+// neighbours), and the combine reduces the 4 rows of partials, itself a
+// column reduction.
+// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$PART:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$ALL:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$COL:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @colsum
+//  CHECK-SAME:   (%[[X:.*]]: memref<64x32xf32>, %[[S:.*]]: memref<32xf32>)
+//       CHECK:   %[[P:.*]] = memref.alloc() : memref<4x32xf32>
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[P]] : memref<4x32xf32>)
+//       CHECK:   %[[V:.*]] = memref.expand_shape %[[X]] {{\[}}[0, 1], [2]] output_shape [4, 16, 32] : memref<64x32xf32> into memref<4x16x32xf32>
+//       CHECK:   linalg.generic {indexing_maps = [#[[$IN]], #[[$PART]]], iterator_types = ["parallel", "reduction", "parallel"]}
+//  CHECK-SAME:     ins(%[[V]] : memref<4x16x32xf32>) outs(%[[P]] : memref<4x32xf32>)
+//       CHECK:   linalg.generic {indexing_maps = [#[[$ALL]], #[[$COL]]], iterator_types = ["reduction", "parallel"]}
+//  CHECK-SAME:     ins(%[[P]] : memref<4x32xf32>) outs(%[[S]] : memref<32xf32>)
+//       CHECK:     arith.addf
+//       CHECK:   memref.dealloc %[[P]] : memref<4x32xf32>
+func.func @colsum(%x: memref<64x32xf32>, %s: memref<32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<64x32xf32>) outs(%s : memref<32xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f, %s, %c = transform.tirx.split_reduction %g parts = 4 {chunked, parts_first} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// Parts first on a row max (the reduction last): partial[r, i]; the
+// combine's reduction loop comes first.
+// CHECK-LABEL: func.func @rowmax_parts_first
+//       CHECK:   memref.alloc() : memref<4x8xf32>
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+//  CHECK-SAME:     outs(%{{.*}} : memref<4x8xf32>)
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+//  CHECK-SAME:     ins(%{{.*}} : memref<4x8xf32>) outs(%{{.*}} : memref<8xf32>)
+//       CHECK:     arith.maximumf
+func.func @rowmax_parts_first(%x: memref<8x64xf32>, %m: memref<8xf32>) {
+  linalg.reduce ins(%x : memref<8x64xf32>) outs(%m : memref<8xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f, %s, %c = transform.tirx.split_reduction %g parts = 4 {parts_first} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
 // Refused: 5 parts do not divide 64.
 func.func @indivisible(%x: memref<8x64xf32>, %s: memref<8xf32>) {
   // expected-note @below {{payload op: func @indivisible / linalg.generic#0}}

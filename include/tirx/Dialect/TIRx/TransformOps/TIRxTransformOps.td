@@ -678,7 +678,9 @@ def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic"
     "properties": {"parts": {"type": "integer", "minimum": 2, "maximum": 65536,
       "description": "partial results per output element: the reduction loop of extent K becomes a parallel loop of `parts` and a reduction of K / parts"},
      "chunked": {"type": "boolean", "default": false,
-      "description": "part r reduces the contiguous chunk [r * K / parts, (r + 1) * K / parts); by default part r takes r, r + parts, r + 2 * parts, ... (neighbouring parts read neighbouring elements: coalesced on GPUs)"}}},
+      "description": "part r reduces the contiguous chunk [r * K / parts, (r + 1) * K / parts); by default part r takes r, r + parts, r + 2 * parts, ... (neighbouring parts read neighbouring elements: coalesced on GPUs)"},
+     "parts_first": {"type": "boolean", "default": false,
+      "description": "the partial buffer holds the parts in its first dimension ([parts, output dims]) rather than its last: a column reduction's thread per column then reads and writes its partial next to its neighbours' (coalesced), and the combine reduces the parts as a column reduction"}}},
    "preconditions": ["the target is a linalg op on buffers with one output and one reduction loop of static extent, not yet tiled or mapped",
                      "its body combines into the output with one of add, mul, max, min, and, or, xor (an op with a neutral element)",
                      "parts divides the reduction's extent"]}
@@ -695,6 +697,11 @@ def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic"
        each (element `k = kk * parts + r`, or `r * K / parts + kk` when
        `chunked`);
     3. the combine: `out = combine(out, reduce_r partial)`.
+
+    The partial buffer is `[output dims, parts]`, or `[parts, output dims]`
+    with `parts_first`: for a column reduction (the reduction loop before
+    the output's loops, `x.sum(dim=0)`), a thread per column writes its
+    partial beside its neighbours' only with the parts first.
 
     The new parallel loop is what a GPU needs for a reduction with few
     outputs (one row sum per row: M threads, not M * parts). Each of the
@@ -721,7 +728,8 @@ def TIRx_SplitReductionOp : TIRx_TransformOp<"split_reduction", "linalg.generic"
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$parts,
-                       UnitAttr:$chunked);
+                       UnitAttr:$chunked,
+                       UnitAttr:$parts_first);
   let results = (outs TransformHandleTypeInterface:$fill,
                       TransformHandleTypeInterface:$split,
                       TransformHandleTypeInterface:$combine);
@@ -778,9 +786,9 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
       "description": "threads of the block that share each output's reduction"},
      "max_shared_bytes": {"type": "integer", "minimum": 1, "maximum": 232448, "default": 49152,
       "description": "the device's shared memory per block (the partial results take outputs x threads / 32 elements of 32 bits, outputs x threads otherwise)"}}},
-   "preconditions": ["the target is a linalg op on buffers with one output and one reduction loop of static extent, inside a forall mapped to blocks and not split among threads",
-                     "its body combines into the output with one of add, mul, max, min, and, or, xor and uses no linalg.index",
-                     "its outputs (per block) are at most threads, and the partial results (outputs x threads / 32 for 32-bit elements, else outputs x threads) fit in max_shared_bytes"]}
+   "preconditions": ["the target is a linalg op on buffers with one output (or a value and its index) and one reduction loop of static extent, inside a forall mapped to blocks and not split among threads",
+                     "its body combines into the output with one of add, mul, max, min, and, or, xor and uses no linalg.index; or it keeps the first maximum (minimum) and its index: cmpf ogt (olt) of the input and the value, selects of the input and of linalg.index of the reduction loop",
+                     "its outputs (per block) are at most threads, and the partial results (outputs x threads / 32 for 32-bit elements, else outputs x threads; a value and an index each) fit in max_shared_bytes"]}
 }]> {
   let summary = "Reduce with all the threads of a block (warp shuffles)";
   let description = [{
@@ -803,6 +811,16 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     sum of squares, softmax's max and sum) needs to use the whole block
     rather than a thread per output.
 
+    A value and its index (`torch.max(x, dim)`, argmax; argmin with `olt`:
+    two outputs, `cmpf ogt` of the input and the value, then selects of the
+    input and of `linalg.index` of the reduction loop): each thread runs the
+    body over its elements in order, the pairs go through a tree in shared
+    memory (a value and an index array) that keeps the greater value and,
+    between equal values, the smaller index, and a thread per output
+    replaces the output pair where the block's value is strictly greater:
+    the first maximum, as the sequential loop finds it (NaNs never win, as
+    there).
+
     ```mlir
     %tree = transform.tirx.reduce_in_block %sum threads = 256
         : (!transform.any_op) -> !transform.any_op
@@ -813,10 +831,11 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     Consumes the target; produces the forall of the first step. Refuses
     with `not_applicable` (not a linalg op on buffers with one output of
     static shape indexed by its parallel loops alone, or a body using
-    linalg.index), `bad_order` (not inside a
+    linalg.index other than an argmax's), `bad_order` (not inside a
     block, or already split among threads), `dynamic_shape` (a loop of
     run-time extent: a row of run-time length), `not_reduction`,
-    `several_reductions`, `unknown_combiner`, `too_many_outputs` (more
+    `several_reductions`, `unknown_combiner` (two outputs that are not a
+    value and its index, as above), `too_many_outputs` (more
     outputs than threads) or `exceeds_smem`. A thread count that is not a
     power of two in [32, 1024] is refused by the verifier.
   }];

@@ -15,6 +15,7 @@
 #ifndef TIRX_DIALECT_TIRX_TRANSFORMS_REWRITES_H
 #define TIRX_DIALECT_TIRX_TRANSFORMS_REWRITES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -50,6 +51,20 @@ std::optional<SingleReduction> getSingleReduction(linalg::LinalgOp op);
 /// `combiner` (an op of a reduction's body) applied to `acc` and `value`.
 Value combine(OpBuilder &b, Location loc, Operation *combiner, Value acc,
               Value value);
+
+/// A reduction of two outputs that keeps the first extremum and its index
+/// (torch.max(x, dim)'s values and indices as torch-mlir writes them; an
+/// argmin with `olt`): one input and one reduction loop k, the body
+///   %c = arith.cmpf ogt|olt, %in, %value : f16|bf16|f32|f64
+///   linalg.yield select(%c, %in, %value), select(%c, %k, %index)
+/// where %k is `linalg.index k` (or its arith.index_cast to the index
+/// output's integer type), both outputs indexed by the parallel loops
+/// alone, in the same order.
+struct IndexReduction {
+  unsigned loop;
+  arith::CmpFPredicate predicate; // OGT (a max) or OLT (a min)
+};
+std::optional<IndexReduction> matchIndexReduction(linalg::LinalgOp op);
 
 //===----------------------------------------------------------------------===//
 // fuse_into
@@ -112,6 +127,19 @@ FailureOr<scf::ForallOp> reduceInBlock(RewriterBase &rewriter,
                                        linalg::LinalgOp op,
                                        const ReduceInBlockOptions &options);
 
+/// The same for an IndexReduction (value and index): each thread's partial
+/// pair over its strided elements in order (the body itself), then a tree
+/// of log2(threads) steps in shared memory (a value and an index array)
+/// that keeps the greater (smaller) value and, between equal values, the
+/// smaller index: the first extremum, as the sequential loop finds it; a
+/// thread per output replaces the output pair when the block's value is
+/// strictly greater (smaller). Assumes what reduceInBlock does, but two
+/// outputs (matchIndexReduction) instead of a single reduction.
+FailureOr<scf::ForallOp>
+reduceIndexInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
+                   const IndexReduction &reduction,
+                   const ReduceInBlockOptions &options);
+
 /// Whether reduceInBlock combines partials of `element` by warp shuffles
 /// (32-bit integers and floats) rather than a tree in shared memory.
 bool reduceInBlockUsesShuffles(Type element);
@@ -125,6 +153,8 @@ struct SplitReductionOptions {
   int64_t parts = 2;
   /// Each part a contiguous chunk (true), or every parts-th element.
   bool chunked = false;
+  /// The partial buffer's parts dimension first ([parts, out...]), or last.
+  bool partsFirst = false;
 };
 
 /// The ops splitReduction creates.
