@@ -90,6 +90,22 @@ def TIRxLowerVectorTransfers
                            "::mlir::arith::ArithDialect"];
 }
 
+def TIRxFoldViews : Pass<"tirx-fold-views"> {
+  let summary = "Fold views into their accesses, vector accesses of collapsed views excepted";
+  let description = [{
+    Upstream's `fold-memref-alias-ops` (loads and stores of subviews,
+    expanded and collapsed views rewritten on the underlying buffer), except
+    that a `vector.load`/`vector.store` of a `memref.collapse_shape` stays on
+    the collapsed view: `flatten` reads a 2-D buffer as 1-D, and its 16-byte
+    vectors at multiples of 4 elements are aligned there, while on the
+    buffer they would be indexed by `i floordiv n, i mod n` (no alignment
+    provable, a vector spanning two rows).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TIRxWorkgroupAllocs : Pass<"tirx-workgroup-allocs"> {
   let summary = "Turn shared-memory allocations in a launch into attributions";
   let description = [{
