@@ -100,8 +100,8 @@ void buildReferencePreparePipeline(OpPassManager &pm);
 /// cloned; the host's copies are left to DCE.
 void sinkViewsIntoLaunches(Operation *root);
 
-/// Upstream's fold-memref-alias-ops patterns less those that fold a vector
-/// access through a memref.collapse_shape (tirx-fold-views).
+/// Upstream's fold-memref-alias-ops patterns less those that fold an access
+/// through a memref.collapse_shape (tirx-fold-views).
 void populateFoldViewPatterns(RewritePatternSet &patterns);
 
 /// Whether the pass with this argument is one of TIRx's rewriting passes
