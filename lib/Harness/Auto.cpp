@@ -432,6 +432,30 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     }
   }
 
+  // Rows that take no 16-byte vectors (4097 or 1000 f32, or a run-time
+  // length): an elementwise op on contiguous buffers as one loop, whose
+  // full tiles are aligned and whose only partial tile is the last.
+  int64_t widest = std::max<int64_t>(1, 16 / std::max(1u, op.elementBytes));
+  std::string fKey = opKey("flatten", op);
+  if (op.stage == Stage::Top && !reduces && op.flattenable && n >= 2 &&
+      !has(skipped, fKey)) {
+    std::vector<int64_t> rows(op.extents.begin(),
+                              op.extents.begin() + std::min<size_t>(n, 3));
+    std::optional<ParallelTiling> t =
+        dynamic(op) ? std::nullopt
+                    : chooseParallelTiling(rows, op.elementBytes, vectorizable);
+    if (!t || t->width < widest) {
+      Step s;
+      s.why = at + ": one loop over all elements (rows take no " +
+              std::to_string(widest) + "-wide vectors)";
+      s.optional = true;
+      s.key = fKey;
+      s.candidates.push_back(action("flatten", json::Object{}, &op));
+      steps.push_back(std::move(s));
+      return;
+    }
+  }
+
   if (op.stage == Stage::Top) {
     Step s;
     if (reduces && parallelExtents.empty()) {
@@ -469,6 +493,12 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
                           : ": blocks of elements");
     std::optional<ParallelTiling> t =
         chooseParallelTiling(tiled, op.elementBytes, vectorizable);
+    // One long loop (a flattened op) that no tile of the widest vectors
+    // divides (10^6 elements: 2-wide at best): tiles of 1024 in the widest
+    // vectors and one tail tile beat narrower vectors everywhere.
+    if (t && !reduces && n == 1 && vectorizable && t->width < widest &&
+        op.extents[0] >= 65536)
+      t = std::nullopt;
     std::vector<int64_t> sizes;
     if (t) {
       size_t j = 0;
@@ -763,7 +793,8 @@ json::Object PayloadFacts::toJSON() const {
         {"contiguous", op.contiguous},
         {"tensor", op.tensor},
         {"strided_input", op.stridedInput},
-        {"outputs", op.outputs}});
+        {"outputs", op.outputs},
+        {"flattenable", op.flattenable}});
   }
   json::Array loops;
   for (const StagedLoop &l : staged)
@@ -810,6 +841,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.tensor = p->getBoolean("tensor").value_or(false);
       op.stridedInput = p->getInteger("strided_input").value_or(-1);
       op.outputs = p->getInteger("outputs").value_or(1);
+      op.flattenable = p->getBoolean("flattenable").value_or(false);
       f.ops.push_back(std::move(op));
     }
   if (const json::Array *list = o->getArray("staged"))
@@ -956,6 +988,8 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       f.inputType = elementTypeText(linalgOp.getDpsInputOperand(0)->get());
     f.tensor = linalgOp.hasPureTensorSemantics();
     f.outputs = linalgOp.getNumDpsInits();
+    f.flattenable = linalgOp.hasPureBufferSemantics() &&
+                    !tirx::flattenObstacle(linalgOp);
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();
     for (AffineMap map : linalgOp.getIndexingMapsArray()) {

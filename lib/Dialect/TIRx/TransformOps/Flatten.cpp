@@ -36,46 +36,17 @@ tirx::FlattenOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     return reject(self, target, RefusalCode::bad_order,
                   "the target is already tiled (inside a forall)",
                   "flatten before tile_to_blocks");
-  unsigned loops = op.getNumLoops();
-  if (loops < 2)
-    return reject(self, target, RefusalCode::not_applicable,
-                  "the op has " + Twine(loops) +
-                      (loops == 1 ? " loop" : " loops") +
-                      ": nothing to flatten",
-                  "tile it with tile_to_blocks");
-  if (op.getNumReductionLoops() != 0)
-    return reject(self, target, RefusalCode::not_elementwise,
-                  "the op has reduction loops",
-                  "flatten takes elementwise ops; tile a reduction with "
-                  "tile_to_blocks and reduce_in_block");
-  AffineMap identity =
-      AffineMap::getMultiDimIdentityMap(loops, rewriter.getContext());
+  if (std::optional<tirx::FlattenObstacle> obstacle = tirx::flattenObstacle(op))
+    return reject(self, target,
+                  obstacle->kind == tirx::FlattenObstacle::NotElementwise
+                      ? RefusalCode::not_elementwise
+                  : obstacle->kind == tirx::FlattenObstacle::NotContiguous
+                      ? RefusalCode::not_contiguous
+                      : RefusalCode::not_applicable,
+                  obstacle->message, obstacle->hint);
   SmallVector<ReassociationIndices> all(1);
-  for (unsigned i = 0; i < loops; ++i)
+  for (unsigned i = 0; i < op.getNumLoops(); ++i)
     all.front().push_back(i);
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto memref = dyn_cast<MemRefType>(operand.get().getType());
-    if (!memref)
-      continue; // a scalar, the same for every element
-    std::string name = "operand #" + std::to_string(operand.getOperandNumber());
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (map != identity) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      map.print(os);
-      return reject(self, target, RefusalCode::not_elementwise,
-                    name + " is indexed by " + os.str() +
-                        ", not by the loops in order (a broadcast or a "
-                        "transpose): one loop cannot index it",
-                    "tile the op with tile_to_blocks as it is");
-    }
-    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(memref, all))
-      return reject(self, target, RefusalCode::not_contiguous,
-                    name + " (" + Twine(llvm::formatv("{0}", memref).str()) +
-                        ") is not contiguous: its elements are not "
-                        "consecutive in memory",
-                    "flatten the op on whole buffers, before any view");
-  }
   // Upstream collapses linalg.generic and linalg.copy: a named op
   // (linalg.add, linalg.map, ...) in its generic form.
   auto generic = dyn_cast<linalg::GenericOp>(generalized(rewriter, target));
