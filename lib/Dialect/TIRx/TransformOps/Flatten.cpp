@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common.h"
+#include "tirx/Dialect/TIRx/Transforms/Sizes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -47,6 +48,10 @@ tirx::FlattenOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   SmallVector<ReassociationIndices> all(1);
   for (unsigned i = 0; i < op.getNumLoops(); ++i)
     all.front().push_back(i);
+  // Run-time sizes: named while the op still says which dimensions are
+  // equal (collapsed, the operands only share the products s0 * s1).
+  if (auto module = target->getParentOfType<ModuleOp>())
+    tirx::nameDynamicSizes(module);
   // Upstream collapses linalg.generic and linalg.copy: a named op
   // (linalg.add, linalg.map, ...) in its generic form.
   auto generic = dyn_cast<linalg::GenericOp>(generalized(rewriter, target));

@@ -47,7 +47,12 @@ tirx::flattenObstacle(linalg::LinalgOp op) {
           "tile the op with tile_to_blocks as it is"};
     }
     auto memref = dyn_cast<MemRefType>(operand.get().getType());
-    if (memref && !memref::CollapseShapeOp::isGuaranteedCollapsible(memref, all)) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (memref &&
+        (!memref::CollapseShapeOp::isGuaranteedCollapsible(memref, all) ||
+         failed(memref.getStridesAndOffset(strides, offset)) ||
+         strides.back() != 1)) {
       std::string text;
       llvm::raw_string_ostream os(text);
       memref.print(os);
