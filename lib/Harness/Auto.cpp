@@ -576,6 +576,20 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     for (int64_t x : tile)
       if (x)
         dense.push_back(x);
+    // A tail tile of one loop takes the full tiles' widest vectors, with
+    // any thread count up to 1024 (576 f32: 144 threads 4-wide, rather
+    // than 288 2-wide, which would also make the full blocks 288 threads).
+    int64_t tailThreads = dense.size() == 1 && vectorizable && dense[0] > 0
+                              ? llvm::divideCeil(dense[0], widest)
+                              : 0;
+    if (op.tail && s.candidates.empty() && dense.size() == 1 &&
+        tile.back() > 0 && dense[0] >= widest && tailThreads <= 1024) {
+      std::vector<int64_t> per(tile.size(), 0);
+      per.back() = widest;
+      s.candidates.push_back(action(
+          "tile_to_threads", json::Object{{"elements_per_thread", ints(per)}},
+          &op));
+    }
     for (const std::vector<int64_t> &per :
          perThreadCandidates(dense, op.elementBytes, vectorizable)) {
       std::vector<int64_t> full;
@@ -794,7 +808,8 @@ json::Object PayloadFacts::toJSON() const {
         {"tensor", op.tensor},
         {"strided_input", op.stridedInput},
         {"outputs", op.outputs},
-        {"flattenable", op.flattenable}});
+        {"flattenable", op.flattenable},
+        {"tail", op.tail}});
   }
   json::Array loops;
   for (const StagedLoop &l : staged)
@@ -842,6 +857,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.stridedInput = p->getInteger("strided_input").value_or(-1);
       op.outputs = p->getInteger("outputs").value_or(1);
       op.flattenable = p->getBoolean("flattenable").value_or(false);
+      op.tail = p->getBoolean("tail").value_or(false);
       f.ops.push_back(std::move(op));
     }
   if (const json::Array *list = o->getArray("staged"))
@@ -988,8 +1004,12 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
       f.inputType = elementTypeText(linalgOp.getDpsInputOperand(0)->get());
     f.tensor = linalgOp.hasPureTensorSemantics();
     f.outputs = linalgOp.getNumDpsInits();
+    // A fill stays a fill (what fuse_into and use_wgmma's epilogue look
+    // for in front of a reduction or a matmul): not flattened by auto.
     f.flattenable = linalgOp.hasPureBufferSemantics() &&
+                    !isa<linalg::FillOp>(op) &&
                     !tirx::flattenObstacle(linalgOp);
+    f.tail = tirx::isTail(op);
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();
     for (AffineMap map : linalgOp.getIndexingMapsArray()) {

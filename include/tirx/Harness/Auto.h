@@ -123,6 +123,7 @@ struct OpFacts {
   int64_t stridedInput = -1; // the first input read across its rows (a transpose's)
   int64_t outputs = 1;       // its results (an argmax has two)
   bool flattenable = false;  // flatten applies: elementwise, contiguous, 2+ loops
+  bool tail = false;         // a tail tile (tirx.tail): any thread count
 };
 
 /// A loop inside a block whose body stages tiles in shared memory
