@@ -191,6 +191,28 @@ TEST(AutoSteps, LongLoopTakesTailOverNarrowVectors) {
   EXPECT_EQ(tile(g), V{320});
 }
 
+TEST(AutoSteps, TailTileTakesTheWidestVectors) {
+  // The tail tile of 10^6 f32 in tiles of 1024: 576 elements, 4 a thread
+  // (144 threads: a tail may take any count), not 2 (288, a multiple of 32).
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {576}, {false}, Stage::Block));
+  f.ops.back().tail = true;
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  const json::Object *params = steps[0].candidates[0].getObject("params");
+  ASSERT_TRUE(params);
+  EXPECT_EQ((*params->getArray("elements_per_thread"))[0].getAsInteger(), 4);
+  // A full tile of the same extent keeps a multiple of 32 threads.
+  f.ops.back().tail = false;
+  steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  params = steps[0].candidates[0].getObject("params");
+  ASSERT_TRUE(params);
+  EXPECT_EQ(json::Value(json::Array(*params->getArray("elements_per_thread"))),
+            json::Value(json::Array{2}));
+}
+
 TEST(AutoSteps, MatmulOnTensorCoresOrSimt) {
   PayloadFacts f;
   f.ops.push_back(op("linalg.matmul", {64, 64, 32}, {false, false, true},
