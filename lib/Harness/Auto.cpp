@@ -451,6 +451,30 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     }
   }
 
+  // Rows that take no 16-byte vectors (4097 or 1000 f32, or a run-time
+  // length): an elementwise op on contiguous buffers as one loop, whose
+  // full tiles are aligned and whose only partial tile is the last.
+  int64_t widest = std::max<int64_t>(1, 16 / std::max(1u, op.elementBytes));
+  std::string fKey = opKey("flatten", op);
+  if (op.stage == Stage::Top && !reduces && op.flattenable && n >= 2 &&
+      !has(skipped, fKey)) {
+    std::vector<int64_t> rows(op.extents.begin(),
+                              op.extents.begin() + std::min<size_t>(n, 3));
+    std::optional<ParallelTiling> t =
+        dynamic(op) ? std::nullopt
+                    : chooseParallelTiling(rows, op.elementBytes, vectorizable);
+    if (!t || t->width < widest) {
+      Step s;
+      s.why = at + ": one loop over all elements (rows take no " +
+              std::to_string(widest) + "-wide vectors)";
+      s.optional = true;
+      s.key = fKey;
+      s.candidates.push_back(action("flatten", json::Object{}, &op));
+      steps.push_back(std::move(s));
+      return;
+    }
+  }
+
   if (op.stage == Stage::Top) {
     Step s;
     if (reduces && parallelExtents.empty()) {
@@ -518,6 +542,12 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
                           : ": blocks of elements");
     std::optional<ParallelTiling> t =
         chooseParallelTiling(tiled, op.elementBytes, vectorizable);
+    // One long loop (a flattened op) that no tile of the widest vectors
+    // divides (10^6 elements: 2-wide at best): tiles of 1024 in the widest
+    // vectors and one tail tile beat narrower vectors everywhere.
+    if (t && !reduces && n == 1 && vectorizable && t->width < widest &&
+        op.extents[0] >= 65536)
+      t = std::nullopt;
     std::vector<int64_t> sizes;
     if (t) {
       size_t j = 0;
@@ -595,6 +625,20 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     for (int64_t x : tile)
       if (x)
         dense.push_back(x);
+    // A tail tile of one loop takes the full tiles' widest vectors, with
+    // any thread count up to 1024 (576 f32: 144 threads 4-wide, rather
+    // than 288 2-wide, which would also make the full blocks 288 threads).
+    int64_t tailThreads = dense.size() == 1 && vectorizable && dense[0] > 0
+                              ? llvm::divideCeil(dense[0], widest)
+                              : 0;
+    if (op.tail && s.candidates.empty() && dense.size() == 1 &&
+        tile.back() > 0 && dense[0] >= widest && tailThreads <= 1024) {
+      std::vector<int64_t> per(tile.size(), 0);
+      per.back() = widest;
+      s.candidates.push_back(action(
+          "tile_to_threads", json::Object{{"elements_per_thread", ints(per)}},
+          &op));
+    }
     for (const std::vector<int64_t> &per :
          perThreadCandidates(dense, op.elementBytes, vectorizable)) {
       std::vector<int64_t> full;
@@ -813,7 +857,9 @@ json::Object PayloadFacts::toJSON() const {
         {"tensor", op.tensor},
         {"strided_input", op.stridedInput},
         {"outputs", op.outputs},
-        {"index_reduction", op.indexReduction}});
+        {"index_reduction", op.indexReduction},
+        {"flattenable", op.flattenable},
+        {"tail", op.tail}});
   }
   json::Array loops;
   for (const StagedLoop &l : staged)
@@ -861,6 +907,8 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.stridedInput = p->getInteger("strided_input").value_or(-1);
       op.outputs = p->getInteger("outputs").value_or(1);
       op.indexReduction = p->getBoolean("index_reduction").value_or(false);
+      op.flattenable = p->getBoolean("flattenable").value_or(false);
+      op.tail = p->getBoolean("tail").value_or(false);
       f.ops.push_back(std::move(op));
     }
   if (const json::Array *list = o->getArray("staged"))
@@ -1008,6 +1056,12 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
     f.tensor = linalgOp.hasPureTensorSemantics();
     f.outputs = linalgOp.getNumDpsInits();
     f.indexReduction = tirx::matchIndexReduction(linalgOp).has_value();
+    // A fill stays a fill (what fuse_into and use_wgmma's epilogue look
+    // for in front of a reduction or a matmul): not flattened by auto.
+    f.flattenable = linalgOp.hasPureBufferSemantics() &&
+                    !isa<linalg::FillOp>(op) &&
+                    !tirx::flattenObstacle(linalgOp);
+    f.tail = tirx::isTail(op);
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();
     for (AffineMap map : linalgOp.getIndexingMapsArray()) {

@@ -143,6 +143,83 @@ TEST(AutoSteps, StagesInOrderThenKernels) {
   EXPECT_TRUE(nextSteps(done, {}).empty());
 }
 
+TEST(AutoSteps, FlattenRowsThatTakeNoFullVectors) {
+  // 4097 x 4097 f32 on contiguous buffers: no 4-wide tiling of the rows;
+  // flattened first (optional), then tiles of 1024 with a tail.
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {4097, 4097}, {false, false}));
+  f.ops.back().flattenable = true;
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "flatten");
+  EXPECT_TRUE(steps[0].optional);
+  // Refused (or not flattenable): the rows tiled as before, with tails.
+  EXPECT_EQ(transformOf(nextSteps(f, {steps[0].key})[0]), "tile_to_blocks");
+  f.ops.back().flattenable = false;
+  EXPECT_EQ(transformOf(nextSteps(f, {})[0]), "tile_to_blocks");
+  // 1000 x 1000 (2-wide at best) and run-time sizes are flattened too;
+  // 8192 x 8192 (4-wide tiles divide it) is not.
+  for (V extents : {V{1000, 1000}, V{-1, -1}, V{8192, 8192}}) {
+    PayloadFacts g;
+    g.ops.push_back(op("linalg.generic", extents, {false, false}));
+    g.ops.back().flattenable = true;
+    EXPECT_EQ(transformOf(nextSteps(g, {})[0]),
+              extents[0] == 8192 ? "tile_to_blocks" : "flatten");
+  }
+  // A reduction is never flattened.
+  PayloadFacts r;
+  r.ops.push_back(op("linalg.generic", {4097, 4097}, {false, true}));
+  r.ops.back().flattenable = true;
+  EXPECT_EQ(transformOf(nextSteps(r, {})[0]), "tile_to_blocks");
+}
+
+TEST(AutoSteps, LongLoopTakesTailOverNarrowVectors) {
+  // The block tile of the first candidate of the first step.
+  auto tile = [](const PayloadFacts &f) {
+    V out;
+    auto steps = nextSteps(f, {});
+    if (steps.empty())
+      return out;
+    const json::Object *params = steps[0].candidates[0].getObject("params");
+    if (const json::Array *a = params ? params->getArray("tile_sizes") : nullptr)
+      for (const json::Value &x : *a)
+        out.push_back(x.getAsInteger().value_or(-1));
+    return out;
+  };
+  // 10^6 elements: a dividing tiling has 2-wide vectors; tiles of 1024 in
+  // 4-wide vectors and one tail tile instead.
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {1000000}, {false}));
+  EXPECT_EQ(tile(f), V{1024});
+  // A short one (1600: 2-wide tiles of 320 divide it) keeps the dividing
+  // tiling.
+  PayloadFacts g;
+  g.ops.push_back(op("linalg.generic", {1600}, {false}));
+  EXPECT_EQ(tile(g), V{320});
+}
+
+TEST(AutoSteps, TailTileTakesTheWidestVectors) {
+  // The tail tile of 10^6 f32 in tiles of 1024: 576 elements, 4 a thread
+  // (144 threads: a tail may take any count), not 2 (288, a multiple of 32).
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {576}, {false}, Stage::Block));
+  f.ops.back().tail = true;
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  const json::Object *params = steps[0].candidates[0].getObject("params");
+  ASSERT_TRUE(params);
+  EXPECT_EQ((*params->getArray("elements_per_thread"))[0].getAsInteger(), 4);
+  // A full tile of the same extent keeps a multiple of 32 threads.
+  f.ops.back().tail = false;
+  steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  params = steps[0].candidates[0].getObject("params");
+  ASSERT_TRUE(params);
+  EXPECT_EQ(json::Value(json::Array(*params->getArray("elements_per_thread"))),
+            json::Value(json::Array{2}));
+}
+
 TEST(AutoSteps, MatmulOnTensorCoresOrSimt) {
   PayloadFacts f;
   f.ops.push_back(op("linalg.matmul", {64, 64, 32}, {false, false, true},

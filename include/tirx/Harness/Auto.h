@@ -15,6 +15,10 @@
 // - a parallel op (elementwise, fill, broadcast, transpose): block tiles
 //   that divide the extents, 16-byte vectors (16 / element size, down to
 //   what divides the inner extent), threads a multiple of 32 near 256;
+//   an elementwise op on contiguous buffers whose rows take no 16-byte
+//   vectors (4097 columns, 1000, a run-time length) is flattened first
+//   (`flatten`: one loop over all elements), and a long loop that no tile
+//   of 16-byte vectors divides is tiled by 1024 with a tail tile;
 // - a reduction with its parallel loops first: a block per output row whose
 //   threads share the row (`reduce_in_block`), or `split_reduction` when
 //   the rows are very long and few; with its reduction loops first (a
@@ -126,6 +130,8 @@ struct OpFacts {
   int64_t stridedInput = -1; // the first input read across its rows (a transpose's)
   int64_t outputs = 1;       // its results (an argmax has two)
   bool indexReduction = false; // a value and its index (matchIndexReduction)
+  bool flattenable = false;  // flatten applies: elementwise, contiguous, 2+ loops
+  bool tail = false;         // a tail tile (tirx.tail): any thread count
 };
 
 /// A loop inside a block whose body stages tiles in shared memory

@@ -775,7 +775,7 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     vector::populateVectorTransferDropUnitDimsPatterns(patterns);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns, 1);
-    memref::populateFoldMemRefAliasOpPatterns(patterns);
+    tirx::populateFoldViewPatterns(patterns);
     // Through the transform rewriter's listener: ops the patterns replace
     // or erase must leave the transform state's handles too.
     GreedyRewriteConfig config;
@@ -828,8 +828,10 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
         else if (auto store = dyn_cast<vector::StoreOp>(op))
           check(store, store.getVectorType());
       });
+    // The target itself is gone (vectorized): the refusal names the
+    // access's thread loop.
     if (unaligned)
-      return reject(self, target, RefusalCode::misaligned,
+      return reject(self, threadLoop, RefusalCode::misaligned,
                     tirx::irPath(unaligned) +
                         " is a vector access of unproven alignment: it "
                         "would lower to scalar accesses",

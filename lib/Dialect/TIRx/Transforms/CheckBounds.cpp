@@ -743,13 +743,9 @@ bool readFromMemory(Value v) {
 }
 
 /// The size (tirx.dims) of dimension `d` of `base`, a function's buffer
-/// argument, or "".
+/// argument or a collapsed view of one, or "".
 std::string sizeOfBuffer(Value base, unsigned d) {
-  auto arg = dyn_cast<BlockArgument>(base);
-  if (!arg || !arg.getOwner()->isEntryBlock())
-    return "";
-  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  return func ? tirx::sizeName(func, arg.getArgNumber(), d) : "";
+  return tirx::sizeOfBufferDim(base, d).value_or("");
 }
 
 struct CheckBoundsPass

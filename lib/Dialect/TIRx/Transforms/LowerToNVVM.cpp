@@ -178,7 +178,7 @@ void mlir::tirx::buildAnalysisFormPipeline(OpPassManager &pm) {
   pm.addPass(createTIRxDistributeCopies());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createTIRxLowerVectorTransfers());
-  pm.addPass(memref::createFoldMemRefAliasOpsPass());
+  pm.addPass(createTIRxFoldViews());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLoopInvariantCodeMotionPass());

@@ -12,6 +12,60 @@
 
 using namespace mlir;
 
+std::optional<tirx::FlattenObstacle>
+tirx::flattenObstacle(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops < 2)
+    return FlattenObstacle{FlattenObstacle::FewLoops,
+                           "the op has " + std::to_string(loops) +
+                               (loops == 1 ? " loop" : " loops") +
+                               ": nothing to flatten",
+                           "tile it with tile_to_blocks"};
+  if (op.getNumReductionLoops() != 0)
+    return FlattenObstacle{FlattenObstacle::NotElementwise,
+                           "the op has reduction loops",
+                           "flatten takes elementwise ops; tile a reduction "
+                           "with tile_to_blocks and reduce_in_block"};
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(loops, op.getContext());
+  SmallVector<ReassociationIndices> all(1);
+  for (unsigned i = 0; i < loops; ++i)
+    all.front().push_back(i);
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<ShapedType>(operand.get().getType()))
+      continue; // a scalar, the same for every element
+    std::string name = "operand #" + std::to_string(operand.getOperandNumber());
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (map != identity) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      map.print(os);
+      return FlattenObstacle{
+          FlattenObstacle::NotElementwise,
+          name + " is indexed by " + text +
+              ", not by the loops in order (a broadcast or a transpose): "
+              "one loop cannot index it",
+          "tile the op with tile_to_blocks as it is"};
+    }
+    auto memref = dyn_cast<MemRefType>(operand.get().getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (memref &&
+        (!memref::CollapseShapeOp::isGuaranteedCollapsible(memref, all) ||
+         failed(memref.getStridesAndOffset(strides, offset)) ||
+         strides.back() != 1)) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      memref.print(os);
+      return FlattenObstacle{FlattenObstacle::NotContiguous,
+                             name + " (" + text +
+                                 ") is not contiguous: its elements are not "
+                                 "consecutive in memory",
+                             "flatten the op on whole buffers, before any view"};
+    }
+  }
+  return std::nullopt;
+}
+
 bool tirx::mapsTo(scf::ForallOp forall, MappingKind kind) {
   if (!forall.getMapping())
     return false;

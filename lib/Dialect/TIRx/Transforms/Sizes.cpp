@@ -148,19 +148,47 @@ std::string tirx::sizeName(FunctionOpInterface func, unsigned arg,
   return name ? name.str() : "";
 }
 
+std::optional<std::string> tirx::sizeOfBufferDim(Value memref, unsigned dim) {
+  if (BlockArgument arg = functionArgument(memref)) {
+    auto func = cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    std::string name = sizeName(func, arg.getArgNumber(), dim);
+    if (name.empty())
+      return std::nullopt;
+    return name;
+  }
+  // A collapsed view of an argument (flatten): the product of the sizes
+  // its dimension groups, one name for the run-time analyses.
+  auto collapse = memref.getDefiningOp<memref::CollapseShapeOp>();
+  if (!collapse || dim >= collapse.getReassociationIndices().size())
+    return std::nullopt;
+  auto source = cast<MemRefType>(collapse.getSrc().getType());
+  std::optional<std::string> product;
+  bool dynamic = false;
+  for (int64_t d : collapse.getReassociationIndices()[dim]) {
+    std::optional<std::string> factor;
+    if (source.isDynamicDim(d)) {
+      factor = sizeOfBufferDim(collapse.getSrc(), unsigned(d));
+      dynamic = true;
+    } else {
+      factor = std::to_string(source.getDimSize(d));
+    }
+    if (!factor)
+      return std::nullopt;
+    product = product ? paren(*product, "*", *factor) : *factor;
+  }
+  if (!dynamic)
+    return std::nullopt;
+  return product;
+}
+
 std::optional<std::string> tirx::sizeOfDim(Value v) {
   auto dimOp = v.getDefiningOp<memref::DimOp>();
   if (!dimOp)
     return std::nullopt;
   std::optional<int64_t> index = getConstantIntValue(dimOp.getDimension());
-  BlockArgument arg = functionArgument(dimOp.getSource());
-  if (!index || !arg)
+  if (!index || *index < 0)
     return std::nullopt;
-  auto func = cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  std::string name = sizeName(func, arg.getArgNumber(), unsigned(*index));
-  if (name.empty())
-    return std::nullopt;
-  return name;
+  return sizeOfBufferDim(dimOp.getSource(), unsigned(*index));
 }
 
 std::optional<std::string> tirx::sizeExpression(Value v) {

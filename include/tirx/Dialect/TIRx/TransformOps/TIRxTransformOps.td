@@ -100,6 +100,46 @@ def TIRx_TileToBlocksOp : TIRx_TransformOp<"tile_to_blocks", "linalg.generic", [
   let hasVerifier = 1;
 }
 
+def TIRx_FlattenOp : TIRx_TransformOp<"flatten", "linalg.generic", [{
+  {"params": {"type": "object", "additionalProperties": false, "properties": {}},
+   "preconditions": ["the target is a linalg op on buffers, not yet tiled",
+                     "its loops are all parallel and every buffer operand is indexed by them in order (elementwise: no broadcast, no transpose)",
+                     "every buffer operand is contiguous (row-major, no gaps): its elements in loop order are consecutive in memory",
+                     "it has at least two loops"]}
+}]> {
+  let summary = "Flatten an elementwise op's loops into one";
+  let description = [{
+    Reads each buffer operand as one dimension (`memref.collapse_shape`) and
+    the op's loops as one loop over all elements (upstream's
+    `linalg::collapseOpIterationDims`, as `transform.structured.flatten_elementwise`
+    does), so that `tile_to_blocks` cuts the whole buffer, not each row:
+    a 4097 x 4097 ReLU becomes 16785409 elements, its full tiles of 1024 at
+    multiples of 1024 (16-byte aligned: `vectorize` 4) and one tail tile of
+    what is left; a `?x?` op becomes one loop of run-time extent s0 * s1,
+    tiled into full tiles (vectorized) and one guarded tail of run-time size
+    (scalar). Rows whose length no vector width divides (or of run-time
+    length) cannot be proven aligned row by row; flattened, only the last
+    tile is partial.
+
+    ```mlir
+    %flat = transform.tirx.flatten %generic
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the flattened op. Refuses with
+    `not_applicable` (not a linalg op, or one loop already: nothing to
+    flatten), `on_tensors`, `bad_order` (already tiled to blocks or
+    threads), `not_elementwise` (a reduction loop, or an operand read
+    through another map than the loops in order: a broadcast, a transpose;
+    named) or `not_contiguous` (an operand that is a strided view, named).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+}
+
 def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic", [{
   {"params": {"type": "object", "required": ["elements_per_thread"], "additionalProperties": false,
     "properties": {"elements_per_thread": {"type": "array", "minItems": 1, "maxItems": 16,

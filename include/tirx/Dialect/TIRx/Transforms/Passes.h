@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -98,6 +99,10 @@ void buildReferencePreparePipeline(OpPassManager &pm);
 /// a view computed on the host (which a bundle cannot reproduce). Pure ops,
 /// cloned; the host's copies are left to DCE.
 void sinkViewsIntoLaunches(Operation *root);
+
+/// Upstream's fold-memref-alias-ops patterns less those that fold an access
+/// through a memref.collapse_shape (tirx-fold-views).
+void populateFoldViewPatterns(RewritePatternSet &patterns);
 
 /// Whether the pass with this argument is one of TIRx's rewriting passes
 /// (every tirx- pass but the mapping of the reference and those that only

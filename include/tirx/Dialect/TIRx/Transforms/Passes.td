@@ -90,6 +90,25 @@ def TIRxLowerVectorTransfers
                            "::mlir::arith::ArithDialect"];
 }
 
+def TIRxFoldViews : Pass<"tirx-fold-views"> {
+  let summary = "Fold views into their accesses, collapsed views excepted";
+  let description = [{
+    Upstream's `fold-memref-alias-ops` (loads and stores of subviews and
+    expanded views rewritten on the underlying buffer), except that an
+    access of a `memref.collapse_shape` stays on the collapsed view:
+    `flatten` reads a 2-D buffer as 1-D, and its 16-byte vectors at
+    multiples of 4 elements are aligned there, while on the buffer they
+    would be indexed by `i floordiv n, i mod n` (no alignment provable, a
+    vector spanning two rows, and, for a run-time n, an index the bounds
+    check cannot bound: i < s0 * s1 does not give i floordiv s1 < s0 to
+    linear arithmetic). The collapsed view lowers to the buffer's pointer
+    with the flat index.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TIRxWorkgroupAllocs : Pass<"tirx-workgroup-allocs"> {
   let summary = "Turn shared-memory allocations in a launch into attributions";
   let description = [{

@@ -36,6 +36,19 @@ enum class MappingKind { Block, Thread, Warp };
 /// Whether `forall` is mapped (in any of its dimensions) to `kind`.
 bool mapsTo(scf::ForallOp forall, MappingKind kind);
 
+/// Why an op's loops cannot become one (transform.tirx.flatten): a
+/// reduction loop, an operand not indexed by the loops in order (a
+/// broadcast, a transpose), one that is not contiguous, fewer than two
+/// loops. `kind` is the refusal's code; `message` and `hint` its words.
+struct FlattenObstacle {
+  enum Kind { FewLoops, NotElementwise, NotContiguous } kind;
+  std::string message, hint;
+};
+
+/// The first obstacle to flattening `op` (on buffers; a tensor operand is
+/// taken as its identity-layout buffer), none when flatten applies.
+std::optional<FlattenObstacle> flattenObstacle(linalg::LinalgOp op);
+
 /// The one reduction loop of a linalg op and the op of its body that
 /// combines into the output.
 struct SingleReduction {

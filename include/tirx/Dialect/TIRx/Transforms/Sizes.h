@@ -42,8 +42,14 @@ void nameDynamicSizes(ModuleOp module);
 /// static or unnamed).
 std::string sizeName(FunctionOpInterface func, unsigned arg, unsigned dim);
 
-/// The size `v` is, when it is `memref.dim` of a named dimension of a
-/// function argument (through casts).
+/// The size dimension `dim` of `memref` is: a named dimension of a function
+/// argument (through casts), or of a `memref.collapse_shape` of one (the
+/// product of the sizes it collapses, "(s0 * s1)", one opaque size for the
+/// analyses); none when static or unnamed.
+std::optional<std::string> sizeOfBufferDim(Value memref, unsigned dim);
+
+/// The size `v` is, when it is `memref.dim` of a dimension sizeOfBufferDim
+/// names.
 std::optional<std::string> sizeOfDim(Value v);
 
 /// `v` (an index or integer computed on the host from sizes and constants:
