@@ -6,6 +6,7 @@
 
 #include "tirx/Analysis/View.h"
 #include "tirx/Analysis/Access.h"
+#include "tirx/Analysis/Branches.h"
 #include "tirx/Analysis/Structure.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -527,11 +528,13 @@ json::Object callGraph(const ViewInputs &in) {
 /// Floating-point operations of one run: per op lanes x trips x threads.
 std::optional<int64_t> flopsOf(ModuleOp module) {
   std::optional<int64_t> total = 0;
+  // A thread runs one branch of an if/else: the heavier one is counted.
+  llvm::DenseSet<Region *> skipped = lighterBranches(module);
   module.walk([&](Operation *op) {
     if (!total)
       return;
     OpFlops f = opFlops(op);
-    if (!f.flops)
+    if (!f.flops || insideAny(op, skipped))
       return;
     int64_t count = f.flops;
     for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {

@@ -13,6 +13,7 @@
 #include "tirx/Dialect/TIRx/Transforms/Sizes.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Analysis/Access.h"
+#include "tirx/Analysis/Branches.h"
 
 #include <algorithm>
 #include <cmath>
@@ -155,9 +156,11 @@ double shareOfThreads(scf::IfOp guard, Operation *op, int64_t blockX) {
 /// combines of its partial results), not one per thread per tree step.
 double countFlopsPerThread(gpu::GPUFuncOp kernel, int64_t blockX) {
   double total = 0;
+  // A thread runs one branch of an if/else: the heavier one is counted.
+  llvm::DenseSet<Region *> skipped = mlir::tirx::lighterBranches(kernel);
   kernel.walk([&](Operation *op) {
     mlir::tirx::OpFlops f = mlir::tirx::opFlops(op);
-    if (!f.flops)
+    if (!f.flops || mlir::tirx::insideAny(op, skipped))
       return;
     // A warp's op: a 32nd of it per thread.
     double per = double(f.flops) / double(f.threads);
