@@ -26,6 +26,41 @@ bool tirx::insideAny(Operation *op, const llvm::DenseSet<Region *> &skipped) {
   return false;
 }
 
+std::optional<int64_t> tirx::tripsOf(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    auto l = getConstantIntValue(loop.getLowerBound()), u = getConstantIntValue(loop.getUpperBound()),
+         s = getConstantIntValue(loop.getStep());
+    if (l && u && s && *s > 0)
+      return std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+    return std::nullopt;
+  }
+  if (auto forall = dyn_cast<scf::ForallOp>(op)) {
+    int64_t total = 1;
+    for (auto [lb, ub, st] : llvm::zip(forall.getMixedLowerBound(),
+                                       forall.getMixedUpperBound(),
+                                       forall.getMixedStep())) {
+      auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+           s = getConstantIntValue(st);
+      if (!l || !u || !s || *s <= 0)
+        return std::nullopt;
+      total *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+    }
+    return total;
+  }
+  if (auto par = dyn_cast<scf::ParallelOp>(op)) {
+    int64_t total = 1;
+    for (auto [lb, ub, st] : llvm::zip(par.getLowerBound(), par.getUpperBound(),
+                                       par.getStep())) {
+      auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(st);
+      if (!l || !u || !s || *s <= 0)
+        return std::nullopt;
+      total *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+    }
+    return total;
+  }
+  return 1;
+}
+
 /// The flops one thread does in `region` (its skipped branches left out),
 /// or nothing when a loop inside it has no static trip count.
 static std::optional<double> weightOf(Region &region,
@@ -40,15 +75,13 @@ static std::optional<double> weightOf(Region &region,
     double count = double(f.flops) / double(std::max<int64_t>(f.threads, 1));
     for (Operation *p = op->getParentOp(); p && p != region.getParentOp();
          p = p->getParentOp()) {
-      if (auto loop = dyn_cast<scf::ForOp>(p)) {
-        auto lb = getConstantIntValue(loop.getLowerBound());
-        auto ub = getConstantIntValue(loop.getUpperBound());
-        auto step = getConstantIntValue(loop.getStep());
-        if (!lb || !ub || !step || *step <= 0) {
+      if (isa<scf::ForOp>(p)) {
+        std::optional<int64_t> trips = tirx::tripsOf(p);
+        if (!trips) {
           sum = std::nullopt;
           return;
         }
-        count *= double(std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step));
+        count *= double(*trips);
       } else if (isa<scf::ForallOp, scf::ParallelOp, scf::WhileOp>(p)) {
         sum = std::nullopt;
         return;

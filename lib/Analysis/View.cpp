@@ -137,42 +137,6 @@ json::Array dims(const std::optional<int64_t> (&v)[3]) {
   return json::Array{number(v[0]), number(v[1]), number(v[2])};
 }
 
-/// Static trip count of a loop op, or nothing.
-std::optional<int64_t> tripsOf(Operation *op) {
-  if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    auto l = constantOf(loop.getLowerBound()), u = constantOf(loop.getUpperBound()),
-         s = constantOf(loop.getStep());
-    if (l && u && s && *s > 0)
-      return std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
-    return std::nullopt;
-  }
-  if (auto forall = dyn_cast<scf::ForallOp>(op)) {
-    int64_t total = 1;
-    for (auto [lb, ub, st] : llvm::zip(forall.getMixedLowerBound(),
-                                       forall.getMixedUpperBound(),
-                                       forall.getMixedStep())) {
-      auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
-           s = getConstantIntValue(st);
-      if (!l || !u || !s || *s <= 0)
-        return std::nullopt;
-      total *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
-    }
-    return total;
-  }
-  if (auto par = dyn_cast<scf::ParallelOp>(op)) {
-    int64_t total = 1;
-    for (auto [lb, ub, st] : llvm::zip(par.getLowerBound(), par.getUpperBound(),
-                                       par.getStep())) {
-      auto l = constantOf(lb), u = constantOf(ub), s = constantOf(st);
-      if (!l || !u || !s || *s <= 0)
-        return std::nullopt;
-      total *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
-    }
-    return total;
-  }
-  return 1;
-}
-
 //===----------------------------------------------------------------------===//
 // The views
 //===----------------------------------------------------------------------===//

@@ -112,7 +112,8 @@ Read readRegular(const std::string &path, std::string &text,
 /// `path` itself, never its target), fsync of the directory (the rename on
 /// disk). `durable` false skips both fsyncs (Workspace::setDurable).
 bool writeAtomically(const std::string &path, const std::string &text,
-                     std::string &error, bool durable = true) {
+                     std::string &error, bool durable = true,
+                     bool *renamed = nullptr) {
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
                     std::to_string(counter++);
@@ -147,6 +148,8 @@ bool writeAtomically(const std::string &path, const std::string &text,
     ::unlink(tmp.c_str());
     return false;
   }
+  if (renamed)
+    *renamed = true;
   return !durable || ::tirx::runtime::syncParentDirectory(path, error);
 }
 
@@ -1055,17 +1058,13 @@ bool Workspace::appendChained(const std::string &file, json::Object object,
     h.pending.reset();
     // Its directory is synced after chain.json's rename: that covers the
     // entry of a file this append created.
-    ok = writeAtomically(path("chain.json"), headsText(heads), error, durable);
-    if (!ok) {
-      // Renamed into place, its directory not synced: committed all the
-      // same (were the rename lost, the pending record would complete the
-      // append: the line is on disk).
-      ChainHeads now;
-      std::vector<Damage> ignored;
-      if (readHeads(root, now, ignored) && !now[file].pending &&
-          now[file].head == h.head && now[file].bytes == h.bytes)
-        ok = true;
-    }
+    // Renamed into place but its directory not synced: committed all the
+    // same (were the rename lost, the pending record would complete the
+    // append: the line is on disk).
+    bool renamed = false;
+    ok = writeAtomically(path("chain.json"), headsText(heads), error, durable,
+                         &renamed) ||
+         renamed;
   }
   if (!ok) {
     // Undo a partial line, or one whose head was not recorded, then the

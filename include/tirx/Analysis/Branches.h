@@ -16,7 +16,14 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
+
 namespace mlir::tirx {
+
+/// The static trip count of a loop op (scf.for, scf.forall, scf.parallel:
+/// all its iterations), 1 for any other op, nothing when a bound is not a
+/// constant.
+std::optional<int64_t> tripsOf(Operation *op);
 
 /// The lighter branch of every scf.if under `root` that has both (by
 /// opFlops per thread times the static trips of the loops inside the

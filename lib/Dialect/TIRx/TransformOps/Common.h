@@ -43,6 +43,10 @@ DiagnosedSilenceableFailure reject(transform::TransformOpInterface op,
 /// `op`, and as data to the context's RefusalSink.
 LogicalResult invalidParameter(Operation *op, const Twine &message);
 
+/// A `max_shared_bytes` parameter: in [1, kMaxSharedBytes], else
+/// invalidParameter.
+LogicalResult verifyMaxSharedBytes(Operation *op, int64_t bytes);
+
 /// The refusal of a payload op of the wrong kind: "the target is X, not
 /// <expected>".
 DiagnosedSilenceableFailure wrongTarget(transform::TransformOpInterface op,

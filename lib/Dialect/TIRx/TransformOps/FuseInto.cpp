@@ -273,12 +273,7 @@ DiagnosedSilenceableFailure checkConsumerTile(TransformOpInterface self,
 } // namespace
 
 LogicalResult tirx::FuseIntoOp::verify() {
-  if (getMaxSharedBytes() < 1 || getMaxSharedBytes() > kMaxSharedBytes)
-    return detail::invalidParameter(
-        *this, "max_shared_bytes must lie in [1, " + Twine(kMaxSharedBytes) +
-                   "] (227 KiB of shared memory per block), got " +
-                   Twine(getMaxSharedBytes()));
-  return success();
+  return detail::verifyMaxSharedBytes(*this, getMaxSharedBytes());
 }
 
 DiagnosedSilenceableFailure

@@ -22,12 +22,7 @@ LogicalResult tirx::PipelineOp::verify() {
   if (getStages() < 2 || getStages() > 8)
     return detail::invalidParameter(
         *this, "stages must lie in [2, 8], got " + Twine(getStages()));
-  if (getMaxSharedBytes() < 1 || getMaxSharedBytes() > 232448)
-    return detail::invalidParameter(
-        *this, "max_shared_bytes must lie in [1, 232448] (227 KiB of shared "
-               "memory per block), got " +
-                   Twine(getMaxSharedBytes()));
-  return success();
+  return detail::verifyMaxSharedBytes(*this, getMaxSharedBytes());
 }
 
 void tirx::PipelineOp::getEffects(

@@ -96,6 +96,16 @@ LogicalResult invalidParameter(Operation *op, const Twine &message) {
   return op->emitOpError() << "invalid_parameter: " << refusal.message;
 }
 
+LogicalResult verifyMaxSharedBytes(Operation *op, int64_t bytes) {
+  if (bytes >= 1 && bytes <= kMaxSharedBytes)
+    return success();
+  return invalidParameter(op, "max_shared_bytes must lie in [1, " +
+                                  Twine(kMaxSharedBytes) +
+                                  "] (227 KiB of shared memory per block), "
+                                  "got " +
+                                  Twine(bytes));
+}
+
 /// The refusal of a payload op of the wrong kind: "the target is X, not
 /// <expected>".
 DiagnosedSilenceableFailure wrongTarget(TransformOpInterface op,

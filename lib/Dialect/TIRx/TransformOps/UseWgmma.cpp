@@ -193,7 +193,7 @@ scf::IfOp tailsAround(linalg::MatmulOp matmul, scf::ForallOp blocks) {
         isa<scf::IfOp, scf::YieldOp>(op))
       return;
     if (auto tail = dyn_cast<linalg::MatmulOp>(op)) {
-      bool same = tail->hasAttr(tirx::kTailAttrName);
+      bool same = tirx::isTail(tail);
       for (unsigned i = 0; i < 3 && same; ++i)
         same = root(tail->getOperand(i)) &&
                root(tail->getOperand(i)) == root(matmul->getOperand(i));
@@ -257,7 +257,7 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "wgmma is executed by whole warpgroups",
                   "apply use_wgmma right after tile_to_blocks");
 
-  if (target->hasAttr(tirx::kTailAttrName))
+  if (tirx::isTail(target))
     return reject(self, target, RefusalCode::not_divisible,
                   "the target is a tail tile tile_to_blocks split off: "
                   "use_wgmma computes the tails with the full tile's "

@@ -109,7 +109,6 @@ namespace {
 /// fragments' rows and columns (PTX fragment layout: lane = 4 * group +
 /// thread-in-group) and the builders they share.
 struct WarpTile : tirx::IndexEmitter {
-  Block *body;
   Value a, b, c;
   int64_t tilesM, tilesN;
   /// The K of one step: 8 (tf32) or 16 (f16, bf16).
@@ -128,7 +127,7 @@ struct WarpTile : tirx::IndexEmitter {
 
   WarpTile(RewriterBase &rewriter, Location loc, Block *body, Value a, Value b,
            Value c, int64_t tilesM, int64_t tilesN, int64_t stepK)
-      : IndexEmitter(rewriter, loc, body), body(body), a(a), b(b), c(c),
+      : IndexEmitter(rewriter, loc, body), a(a), b(b), c(c),
         tilesM(tilesM), tilesN(tilesN), stepK(stepK) {}
 
   Type elementType(Value buf) {
