@@ -108,6 +108,9 @@ def main():
         ratio = lambda p: "%.3f" % (p / ours) if p and ours else "-"  # noqa: E731
         num = lambda v: "%.4f" % v if v else "-"  # noqa: E731
         print(fmt % (name, num(ours), num(e), num(c), ratio(e), ratio(c), correctness))
+        for k, v in peers.items():
+            if k.endswith("_error"):
+                print("  %s: %s failed: %s" % (name, k[:-len("_error")], v))
         sys.stdout.flush()
         rows.append({"payload": name, "bundle": True, "tirx_ms": ours, "correctness": correctness,
                      "torch_eager_ms": e, "torch_compile_ms": c, **{k: v for k, v in peers.items()

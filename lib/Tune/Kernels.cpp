@@ -41,15 +41,15 @@ mlir::tirx::rankKernels(const json::Object &profile) {
                    [](const RankedKernel &a, const RankedKernel &b) {
                      return a.profileUs.value_or(-1) > b.profileUs.value_or(-1);
                    });
+  // Shares of the timed total; a kernel without a time among timed ones
+  // (its check failed) has none; a profile with no times at all (compile
+  // only) shares equally.
   double total = 0;
-  bool allTimed = !out.empty();
-  for (const RankedKernel &k : out) {
+  for (const RankedKernel &k : out)
     total += k.profileUs.value_or(0);
-    allTimed &= bool(k.profileUs);
-  }
   for (RankedKernel &k : out)
-    k.share = allTimed && total > 0 ? *k.profileUs / total
-                                    : 1.0 / double(out.size());
+    k.share = total > 0 ? k.profileUs.value_or(0) / total
+                        : 1.0 / double(out.size());
   return out;
 }
 

@@ -4,16 +4,20 @@
 # root, with build/bin/tirx-run, build/integration-bundles,
 # build/test/Integration, build/tirx-pack.tar.xz and .devtools/lit carried:
 #   bash test/Integration/run-on-device.sh PART [LIMIT_SECONDS]
-# PART: 1, 2, 3 or 4 (together: every test), or a lit --filter regex.
+# PART: 1, 2, 3, 4 or 5 (together: every test), or a lit --filter regex.
+# Part 5 is the CUDA runtime's test alone: it needs build/runner-bundle.tar.xz
+# (target tirx-runner-bundle, 57 MiB) carried instead of the others.
 # Prints a PASS/FAIL line per test, the failures' checks, the slowest tests;
 # the whole log goes to ${OUT:-/tmp}/lit-PART.log.
-# Measured serial times on the H200 (2026-12-01, a246f4d and dd8a9b7):
-# suite 415 s (35 payloads, one-shot tirx-run each), tune16 ~200 s,
-# matmul16-wgmma 91 s, matmul16 72 s, matmul16-sizes 63 s, norms 56 s,
-# recipes 35 s, linear16 22 s, saxpy 19 s, matmul-bias-gelu 14 s,
-# counters 14 s, planted-hang 13 s, strict 7-10 s, tune-gpus 8 s, host 7 s;
-# worker.test more than 60 s. lit stops itself at LIMIT (--max-time) and
-# still prints every test's verdict and time, so a cut part says what ran.
+# Measured serial times on the H200 (2026-12-01, 827703e, parallel host
+# checks): part 1 158 s (suite), part 3 102 s (matmul16-wgmma 32,
+# matmul16-sizes 27, matmul16 26, linear16 11, matmul-bias-gelu 6), part 2
+# 158 s (tune16 112, counters 11, strict 11, tune 9, tune-gpus 8, host 8),
+# part 4 about 250 s (trust 42, norms 31, saxpy 11, planted-hang 8; worker,
+# recipes, worker-trust and dynamic together under 170 s), part 5 1 s.
+# Parts 1, 3 and 2 fit one device call (418 s). lit stops itself at LIMIT
+# (--max-time) and still prints every test's verdict and time, so a cut
+# part says what ran.
 set -u
 part=${1:?usage: run-on-device.sh PART [LIMIT_SECONDS]}
 limit=${2:-540}
@@ -22,10 +26,13 @@ case $part in
   2) filter='tune16|tune\.test|tune-gpus|host|counters|strict' ;;
   3) filter='matmul16|matmul-bias-gelu|linear16' ;;
   4) filter='dynamic|trust|worker|norms|recipes|saxpy|planted' ;;
+  5) filter='CudaRuntime/' ;;
   *) filter=$part ;;
 esac
 out=${OUT:-/tmp}
-mkdir -p /tmp/tirx-device && tar xJf build/tirx-pack.tar.xz -C /tmp/tirx-device
+if [ -f build/tirx-pack.tar.xz ]; then
+  mkdir -p /tmp/tirx-device && tar xJf build/tirx-pack.tar.xz -C /tmp/tirx-device
+fi
 log="$out/lit-${part//[^A-Za-z0-9]/_}.log"
 start=$(date +%s)
 # lit in a session of its own: what a cut test leaves running (lit's pool

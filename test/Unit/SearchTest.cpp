@@ -712,6 +712,26 @@ TEST(TuneKernels, HottestFirstWithTheirShares) {
   ASSERT_EQ(ranked.size(), 2u);
   EXPECT_EQ(ranked[0].name, "a");
   EXPECT_DOUBLE_EQ(ranked[1].share, 0.5);
+  // A kernel the profile could not time (its check failed) does not make
+  // the others' shares equal: the timed ones keep theirs, it gets none.
+  // (The transformer block's first H200 run: two of 20 kernels failed and
+  // the 8 matmuls, 97% of the time, got 8 of 18 equal shares.)
+  json::Object failed{
+      {"format", "tirx-profile"},
+      {"kernels", json::Array{
+                      json::Object{{"name", "k01-matmul"}, {"duration_us", 900.0},
+                                   {"status", "timed"}},
+                      json::Object{{"name", "k02-elementwise"},
+                                   {"status", "correctness_fail"}},
+                      json::Object{{"name", "k03-reduce"}, {"duration_us", 100.0},
+                                   {"status", "timed"}}}}};
+  ranked = rankKernels(failed);
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0].name, "k01-matmul");
+  EXPECT_DOUBLE_EQ(ranked[0].share, 0.9);
+  EXPECT_DOUBLE_EQ(ranked[1].share, 0.1);
+  EXPECT_EQ(ranked[2].name, "k02-elementwise");
+  EXPECT_DOUBLE_EQ(ranked[2].share, 0);
 }
 
 TEST(TuneSpace, TheSchemaBoundsTheParameters) {

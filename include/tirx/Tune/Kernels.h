@@ -26,11 +26,12 @@ struct RankedKernel {
   std::string name;
   std::optional<double> profileUs; // the profile's time; none: compile only
   std::string status;              // the profile's: scheduled, timed, ...
-  double share = 0;                // of the timed total (equal without times)
+  double share = 0; // of the timed total (0 if untimed; equal if none is)
 };
 
 /// The kernels of `profile` (profile.json's object), hottest first; those
-/// without a time after the timed ones, in program order; shares sum to 1.
+/// without a time after the timed ones, in program order; shares sum to 1
+/// (the timed kernels' by time; equal ones when no kernel has a time).
 std::vector<RankedKernel> rankKernels(const llvm::json::Object &profile);
 
 /// `budget` split down the ranking: kernel i gets what is left times its
