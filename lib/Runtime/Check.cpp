@@ -543,10 +543,8 @@ std::vector<double> scalarValues(const Manifest &m, uint64_t seed) {
     }
     Rng rng(seed * 1000003ull + i);
     double u = rng.uniform();
-    bool isFloat = p.type == ElementType::f32 || p.type == ElementType::f64 ||
-                   p.type == ElementType::f16 || p.type == ElementType::bf16;
-    values[i] = isFloat ? 0.5 + std::floor(u * 13.0) / 8.0
-                        : 1.0 + std::floor(u * 8.0);
+    values[i] = isFloatType(p.type) ? 0.5 + std::floor(u * 13.0) / 8.0
+                                    : 1.0 + std::floor(u * 8.0);
   }
   return values;
 }
@@ -614,11 +612,6 @@ const std::vector<InputKind> &adversarialKinds() {
 }
 
 namespace {
-bool isFloatType(ElementType type) {
-  return type == ElementType::f32 || type == ElementType::f64 ||
-         type == ElementType::f16 || type == ElementType::bf16;
-}
-
 /// log2 of the large magnitudes, largest first, by type: from near the
 /// type's range (an elementwise op stays finite there) down to values whose
 /// products, summed by the thousand, stay finite; the runner keeps the

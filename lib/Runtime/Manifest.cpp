@@ -64,6 +64,27 @@ std::optional<ElementType> parseElementType(const std::string &name) {
   return std::nullopt;
 }
 
+bool isFloatType(ElementType type) {
+  return type == ElementType::f32 || type == ElementType::f64 ||
+         type == ElementType::f16 || type == ElementType::bf16;
+}
+
+const char *domainName(Domain domain) {
+  switch (domain) {
+  case Domain::signed_unit: return "signed_unit";
+  case Domain::nonnegative: return "nonnegative";
+  }
+  return "signed_unit";
+}
+
+std::optional<Domain> parseDomain(const std::string &name) {
+  if (name == "signed_unit")
+    return Domain::signed_unit;
+  if (name == "nonnegative")
+    return Domain::nonnegative;
+  return std::nullopt;
+}
+
 const char *roleName(Role role) {
   switch (role) {
   case Role::in: return "in";
@@ -407,6 +428,18 @@ Manifest parse(const json &root) {
       else
         fail(path + ".role", "expected in, out or inout, got \"" + role +
                                  "\"");
+      if (p.contains("domain")) {
+        std::string name = string(p["domain"], path + ".domain");
+        std::optional<Domain> domain = parseDomain(name);
+        if (!domain)
+          fail(path + ".domain",
+               "expected signed_unit or nonnegative, got \"" + name + "\"");
+        if (*domain != Domain::signed_unit && !isFloatType(param.type))
+          fail(path + ".domain", "a domain other than signed_unit is for "
+                                 "float buffers; this one is " +
+                                     std::string(elementTypeName(param.type)));
+        param.domain = *domain;
+      }
     } else if (kind == "scalar") {
       param.isBuffer = false;
       if (p.contains("role") &&
@@ -653,6 +686,8 @@ std::string serializeManifest(const Manifest &m) {
       if (p.shapeExprs.empty())
         j["bytes"] = p.bytes;
       j["role"] = roleName(p.role);
+      if (p.domain != Domain::signed_unit)
+        j["domain"] = domainName(p.domain);
     } else {
       j["role"] = "scalar";
       if (!p.seeded)

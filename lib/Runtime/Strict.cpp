@@ -45,18 +45,13 @@ runOnImages(LoadedBundle &bundle, const Manifest &m,
 }
 
 namespace {
-bool isFloat(ElementType t) {
-  return t == ElementType::f32 || t == ElementType::f64 ||
-         t == ElementType::f16 || t == ElementType::bf16;
-}
-
 /// "" when every output element is a finite number, else the first that
 /// is not.
 std::string describeNonFinite(const Manifest &m,
                               const std::vector<std::vector<uint8_t>> &out) {
   for (size_t i = 0; i < m.params.size(); ++i) {
     const Param &p = m.params[i];
-    if (!p.isBuffer || p.role == Role::in || !isFloat(p.type))
+    if (!p.isBuffer || p.role == Role::in || !isFloatType(p.type))
       continue;
     int64_t e = firstNonFinite(out[i], p.type);
     if (e >= 0) {
@@ -100,7 +95,7 @@ void checkAdversarial(const RunOptions &options, const Manifest &candidate,
                    " MiB of --adversarial auto (--adversarial on forces it)");
   const Param *firstFloat = nullptr;
   for (const Param &p : candidate.params)
-    if (p.isBuffer && p.role != Role::out && isFloat(p.type) && !firstFloat)
+    if (p.isBuffer && p.role != Role::out && isFloatType(p.type) && !firstFloat)
       firstFloat = &p;
   if (!firstFloat)
     return skipAll("no float input buffer");

@@ -35,9 +35,21 @@ enum class ElementType { f32, f64, f16, bf16, i8, i32, i64 };
 unsigned elementBytes(ElementType type);
 const char *elementTypeName(ElementType type);
 std::optional<ElementType> parseElementType(const std::string &name);
+/// f32, f64, f16 or bf16.
+bool isFloatType(ElementType type);
 
 enum class Role { in, out, inout };
 const char *roleName(Role role);
+
+/// Where the runner draws a float input buffer's random elements
+/// (docs/bundle.md, "Input domains"): `signed_unit`, uniform in [-1, 1)
+/// (the default), or `nonnegative`, uniform in [0, 1) with the adversarial
+/// sets' magnitudes, for an input whose negative values are outside the
+/// payload's domain (a sum of squares under a square root). The payload
+/// says so by `{tirx.domain = "nonnegative"}` on the function argument.
+enum class Domain { signed_unit, nonnegative };
+const char *domainName(Domain domain);
+std::optional<Domain> parseDomain(const std::string &name);
 
 /// A dimension whose extent is given at run time (a `?` of the payload's
 /// memref types): `tirx-run --size NAME=N`, else its default. It is the
@@ -67,6 +79,7 @@ struct Param {
   std::vector<std::string> shapeExprs;
   uint64_t bytes = 0;
   Role role = Role::in;
+  Domain domain = Domain::signed_unit; // of the elements drawn (inputs)
   // Scalars: the payload's value (`tirx.value`), or, when `seeded`, one the
   // runner draws from the run's seed for each input set (kernel and
   // reference get the same).
