@@ -132,7 +132,9 @@ void putFloat(std::vector<uint8_t> &bytes, ElementType type, size_t i,
 }
 } // namespace
 
-void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
+void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed,
+                Domain domain) {
+  bool nonnegative = domain == Domain::nonnegative;
   size_t n = bytes.size() / elementBytes(type);
   // Element i is draw i of the seed's stream, whichever chunk makes it.
   parallelChunks(n, [&](size_t begin, size_t end) {
@@ -146,7 +148,9 @@ void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed) {
       case ElementType::f32:
       case ElementType::f64:
       case ElementType::f16:
-      case ElementType::bf16: putFloat(bytes, type, i, 2.0 * u - 1.0); break;
+      case ElementType::bf16:
+        putFloat(bytes, type, i, nonnegative ? u : 2.0 * u - 1.0);
+        break;
       case ElementType::i8: put<int8_t>(bytes, i, int8_t(k())); break;
       case ElementType::i32: put<int32_t>(bytes, i, int32_t(k())); break;
       case ElementType::i64: put<int64_t>(bytes, i, k()); break;
@@ -688,11 +692,12 @@ double adversarialScale(InputKind kind, int level, ElementType type) {
 }
 
 void fillAdversarial(std::vector<uint8_t> &bytes, ElementType type,
-                     InputKind kind, int level, uint64_t seed) {
+                     InputKind kind, int level, uint64_t seed, Domain domain) {
   if (kind == InputKind::random || !isFloatType(type)) {
-    fillRandom(bytes, type, seed);
+    fillRandom(bytes, type, seed, domain);
     return;
   }
+  bool nonnegative = domain == Domain::nonnegative;
   double scale = adversarialScale(kind, level, type);
   size_t n = bytes.size() / elementBytes(type);
   parallelChunks(n, [&](size_t begin, size_t end) {
@@ -705,7 +710,7 @@ void fillAdversarial(std::vector<uint8_t> &bytes, ElementType type,
       double v = kind == InputKind::cancel ? ((i & 1) ? -scale : scale) + f
                  : kind == InputKind::denormal ? f * scale * 0.98
                                                : f * scale;
-      putFloat(bytes, type, i, v);
+      putFloat(bytes, type, i, nonnegative ? std::fabs(v) : v);
     }
   });
 }
@@ -723,7 +728,8 @@ std::vector<std::vector<uint8_t>> makeAdversarialInputs(const Manifest &m,
     if (p.role == Role::out)
       fillPoison(host[i], p.type);
     else
-      fillAdversarial(host[i], p.type, kind, level, seed * 1000003ull + i);
+      fillAdversarial(host[i], p.type, kind, level, seed * 1000003ull + i,
+                      p.domain);
   }
   return host;
 }

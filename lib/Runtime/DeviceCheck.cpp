@@ -62,11 +62,12 @@ std::string loadSnippet(ElementType type) {
   return "";
 }
 
-/// Stores fillRandom's element for the uniform draw in %fd1 at [ADDR].
+/// Stores fillRandom's element for the uniform draw in %fd1 at [ADDR]:
+/// floats %fd1 * %fd20 - %fd21 (2u - 1, or u * 1 - 0 = u exactly for the
+/// nonnegative domain, as fillRandom rounds them).
 std::string storeSnippet(ElementType type) {
-  const char *signedUnit =
-      "mul.rn.f64 %fd2, %fd1, 0d4000000000000000;\n\t"
-      "sub.rn.f64 %fd2, %fd2, 0d3FF0000000000000;\n\t";
+  const char *signedUnit = "mul.rn.f64 %fd2, %fd1, %fd20;\n\t"
+                           "sub.rn.f64 %fd2, %fd2, %fd21;\n\t";
   const char *integer = "mul.rn.f64 %fd2, %fd1, 0d4069200000000000;\n\t"
                         "cvt.rmi.s64.f64 %rd16, %fd2;\n\t"
                         "sub.s64 %rd16, %rd16, 100;\n\t";
@@ -196,7 +197,12 @@ std::string fillIn(std::string snippet, const std::string &addr,
 }
 
 std::string fillKernel(ElementType type) {
-  // %rd1 buffer, %rd3 elements, %rd2 seed.
+  // %rd1 buffer, %rd3 elements, %rd2 seed, %rd5 nonzero for the
+  // nonnegative domain.
+  std::string setup = std::string(kMixConstants) + R"(
+	setp.ne.u64 %p7, %rd5, 0;
+	selp.f64 %fd20, 0d3FF0000000000000, 0d4000000000000000, %p7;
+	selp.f64 %fd21, 0d0000000000000000, 0d3FF0000000000000, %p7;)";
   std::string body = R"(	add.u64 %rd13, %rd20, 1;
 	mad.lo.u64 %rd14, %rd13, %rd10, %rd2;)" +
                      std::string(kMix) + R"(
@@ -207,8 +213,8 @@ std::string fillKernel(ElementType type) {
 	)" + fillIn(storeSnippet(type), "%rd24");
   return loopKernel(std::string("tirx_fill_") + elementTypeName(type),
                     {{"u64", "%rd1", true}, {"u64", "%rd3", false},
-                     {"u64", "%rd2", false}},
-                    log2Bytes(elementBytes(type)), kMixConstants, body, "");
+                     {"u64", "%rd2", false}, {"u64", "%rd5", false}},
+                    log2Bytes(elementBytes(type)), setup, body, "");
 }
 
 std::string compareKernel(ElementType type) {
@@ -387,11 +393,12 @@ std::vector<uint8_t> DeviceChecker::element(CUdeviceptr ptr, ElementType type,
 }
 
 void DeviceChecker::fill(CUdeviceptr ptr, uint64_t bytes, ElementType type,
-                         uint64_t seed) {
+                         uint64_t seed, Domain domain) {
   uint64_t n = bytes / elementBytes(type);
   if (n == 0)
     return;
-  void *args[] = {&ptr, &n, &seed};
+  uint64_t nonnegative = domain == Domain::nonnegative;
+  void *args[] = {&ptr, &n, &seed, &nonnegative};
   launch(std::string("tirx_fill_") + elementTypeName(type), n, args);
 }
 

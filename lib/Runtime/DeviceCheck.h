@@ -47,9 +47,10 @@ public:
   /// Told before and after each wait for the device (the watchdog).
   std::function<void(bool)> busy;
 
-  /// `bytes` of `type` at `ptr` as fillRandom(bytes, type, seed) makes them.
+  /// `bytes` of `type` at `ptr` as fillRandom(bytes, type, seed, domain)
+  /// makes them.
   void fill(gpu::CUdeviceptr ptr, uint64_t bytes, ElementType type,
-            uint64_t seed);
+            uint64_t seed, Domain domain);
   /// The root mean square of the finite elements.
   double rms(gpu::CUdeviceptr ptr, uint64_t bytes, ElementType type);
   /// compareBuffers(name, type, got, want, tol) where `wantRms` is the RMS

@@ -299,6 +299,11 @@ std::string serializeFeedback(const Feedback &f) {
                                                  ? json(b.relL2Error)
                                                  : json(nullptr)}});
   j["seed"] = optional(f.seed);
+  if (!f.inputDomains.empty()) {
+    j["input_domains"] = json::object();
+    for (const auto &[name, domain] : f.inputDomains)
+      j["input_domains"][name] = domain;
+  }
   if (!f.sizes.empty()) {
     j["sizes"] = json::object();
     for (const auto &[name, value] : f.sizes)
@@ -387,6 +392,11 @@ bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
       for (auto it = j["sizes"].begin(); it != j["sizes"].end(); ++it)
         if (it.value().is_number_integer())
           f.sizes.emplace_back(it.key(), it.value().get<int64_t>());
+    if (j.contains("input_domains") && j["input_domains"].is_object())
+      for (auto it = j["input_domains"].begin(); it != j["input_domains"].end();
+           ++it)
+        if (it.value().is_string())
+          f.inputDomains.emplace_back(it.key(), it.value().get<std::string>());
     if (j.contains("checked_launches") && j["checked_launches"].is_array())
       f.checkedLaunches = j["checked_launches"].get<std::vector<int64_t>>();
     f.launchCount = j.value("launch_count", int64_t(0));

@@ -299,6 +299,15 @@ std::string compareSignatures(const Manifest &c, const Manifest &r) {
   return "";
 }
 
+void shareDomains(Manifest &candidate, Manifest &reference) {
+  size_t n = std::min(candidate.params.size(), reference.params.size());
+  for (size_t i = 0; i < n; ++i) {
+    Domain &a = candidate.params[i].domain, &b = reference.params[i].domain;
+    if (a == Domain::nonnegative || b == Domain::nonnegative)
+      a = b = Domain::nonnegative;
+  }
+}
+
 void beginFeedback(const Manifest &candidate, Feedback &f) {
   f.payload = candidate.payload;
   f.irVersion = candidate.irVersion;
@@ -307,6 +316,9 @@ void beginFeedback(const Manifest &candidate, Feedback &f) {
   f.bytesMoved = candidate.minimumBytesMoved();
   f.flops = candidate.totalFlops();
   f.sizes = boundSizes(candidate);
+  for (const Param &p : candidate.params)
+    if (p.isBuffer && p.domain != Domain::signed_unit)
+      f.inputDomains.emplace_back(p.name, domainName(p.domain));
   const Kernel &first = candidate.kernels.front();
   if (first.ptxas.spillStoreBytes >= 0)
     f.spillBytes = first.ptxas.spillStoreBytes + first.ptxas.spillLoadBytes;

@@ -189,6 +189,8 @@ std::string payloadKey(const Manifest &candidate, const std::string *refDir,
       for (int64_t d : p.shape)
         key += std::to_string(d) + ",";
       key += std::string("]") + roleName(p.role);
+      if (p.domain != Domain::signed_unit)
+        key += std::string(":") + domainName(p.domain);
     } else {
       // A seeded scalar's value comes from the input set's seed.
       key += p.seeded ? std::string("seeded") : std::to_string(p.value);
@@ -518,7 +520,7 @@ KeptSet &Worker::inputSet(KeptPayload &p, uint64_t seed,
       continue;
     s->pristine[i] = std::make_unique<DeviceBuffer>(param.bytes);
     checker->fill(s->pristine[i]->ptr, param.bytes, param.type,
-                  seed * 1000003ull + i);
+                  seed * 1000003ull + i, param.domain);
   }
   if (reference) {
     // The reference, once, on a copy of them; its outputs are kept.
@@ -586,6 +588,7 @@ json Worker::measure(const WorkerRequest &r, bool &fatal) {
     std::string mismatch = compareSignatures(candidate, reference);
     if (!mismatch.empty())
       throw std::runtime_error(r.bundle + ": " + mismatch);
+    shareDomains(candidate, reference);
   }
   RunOptions run;
   run.device = options.device;

@@ -148,7 +148,9 @@ bool workerKernel(const std::string &name, void **params) {
   if (typed("tirx_fill_", type)) {
     uint64_t n = arg<uint64_t>(params, 1);
     std::vector<uint8_t> bytes(n * rt::elementBytes(type));
-    rt::fillRandom(bytes, type, arg<uint64_t>(params, 2));
+    rt::fillRandom(bytes, type, arg<uint64_t>(params, 2),
+                   arg<uint64_t>(params, 3) ? rt::Domain::nonnegative
+                                            : rt::Domain::signed_unit);
     std::memcpy(reinterpret_cast<void *>(arg<uint64_t>(params, 0)),
                 bytes.data(), bytes.size());
     return true;

@@ -570,6 +570,108 @@ TEST(RunnerTest, SignaturesMustMatchTheReference) {
   EXPECT_NE(compareSignatures(a, b).find("parameters"), std::string::npos);
 }
 
+// A kernel of a payload whose input is a sum of squares (RMSNorm's
+// normalize step, profiled alone) gets NaN references on [-1, 1): the
+// manifest says "nonnegative", and the runner draws [0, 1) for it.
+TEST(InputDomainTest, ManifestCarriesTheDomain) {
+  Manifest m;
+  std::string error;
+  std::string text = withField(R"("role": "in")",
+                               R"("role": "in", "domain": "nonnegative")");
+  ASSERT_TRUE(parseManifest(text, m, error)) << error;
+  EXPECT_EQ(m.params[1].domain, Domain::nonnegative);
+  EXPECT_EQ(m.params[2].domain, Domain::signed_unit);
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_EQ(again.params[1].domain, Domain::nonnegative);
+  // The default is not written.
+  ASSERT_TRUE(parseManifest(kGood, m, error)) << error;
+  EXPECT_EQ(serializeManifest(m).find("domain"), std::string::npos);
+  EXPECT_NE(parseError(withField(R"("role": "in")",
+                                 R"("role": "in", "domain": "positive")"))
+                .find("params[1].domain: expected signed_unit or nonnegative"),
+            std::string::npos);
+  EXPECT_NE(parseError(withField(R"("role": "in")", R"("role": "in", "domain": 1)"))
+                .find("params[1].domain"),
+            std::string::npos);
+}
+
+TEST(InputDomainTest, NonnegativeDrawsAreTheSameDrawsInZeroOne) {
+  for (ElementType type : {ElementType::f32, ElementType::f64,
+                           ElementType::f16, ElementType::bf16}) {
+    std::vector<uint8_t> s(4096 * elementBytes(type)), n(s.size());
+    fillRandom(s, type, 17);
+    fillRandom(n, type, 17, Domain::nonnegative);
+    bool someNegative = false;
+    for (size_t i = 0; i < 4096; ++i) {
+      double a = elementAt(s, type, i), b = elementAt(n, type, i);
+      someNegative |= a < 0;
+      ASSERT_GE(b, 0) << elementTypeName(type) << " element " << i;
+      ASSERT_LE(b, 1); // 16-bit rounding may reach 1
+      // 2u - 1 and u of one draw u (to the type's rounding).
+      ASSERT_NEAR(a, 2 * b - 1, type == ElementType::bf16 ? 1.6e-2 : 1e-3);
+    }
+    EXPECT_TRUE(someNegative);
+    // Adversarial sets: their magnitudes.
+    for (InputKind kind : adversarialKinds()) {
+      std::vector<uint8_t> as(s.size()), an(s.size());
+      fillAdversarial(as, type, kind, 0, 5);
+      fillAdversarial(an, type, kind, 0, 5, Domain::nonnegative);
+      for (size_t i = 0; i < 4096; ++i)
+        ASSERT_EQ(elementAt(an, type, i), std::fabs(elementAt(as, type, i)))
+            << inputKindName(kind) << " " << elementTypeName(type) << " " << i;
+    }
+  }
+  // Integers keep their draws.
+  std::vector<uint8_t> a(4096 * 4), b(a.size());
+  fillRandom(a, ElementType::i32, 3);
+  fillRandom(b, ElementType::i32, 3, Domain::nonnegative);
+  EXPECT_EQ(a, b);
+  // makeInputs follows each buffer's domain.
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(withField(R"("role": "in")",
+                                      R"("role": "in", "domain": "nonnegative")"),
+                            m, error))
+      << error;
+  std::vector<std::vector<uint8_t>> in = makeInputs(m, 9);
+  for (size_t i = 0; i < 1024; ++i)
+    ASSERT_GE(elementAt(in[1], ElementType::f32, i), 0);
+  std::vector<std::vector<uint8_t>> adv =
+      makeAdversarialInputs(m, InputKind::cancel, 0, 9);
+  for (size_t i = 0; i < 1024; ++i)
+    ASSERT_GE(elementAt(adv[1], ElementType::f32, i), 0);
+}
+
+TEST(InputDomainTest, CandidateAndReferenceShareTheNarrowerDomain) {
+  Manifest a, b;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kGood, a, error));
+  b = a;
+  b.params[1].domain = Domain::nonnegative;
+  EXPECT_EQ(compareSignatures(a, b), ""); // a domain is no signature
+  shareDomains(a, b);
+  EXPECT_EQ(a.params[1].domain, Domain::nonnegative);
+  EXPECT_EQ(b.params[1].domain, Domain::nonnegative);
+  EXPECT_EQ(a.params[2].domain, Domain::signed_unit);
+  // And from the candidate to the reference.
+  Manifest c, d;
+  ASSERT_TRUE(parseManifest(kGood, c, error));
+  d = c;
+  c.params[2].domain = Domain::nonnegative;
+  shareDomains(c, d);
+  EXPECT_EQ(d.params[2].domain, Domain::nonnegative);
+  Feedback f;
+  beginFeedback(c, f);
+  ASSERT_EQ(f.inputDomains.size(), 1u);
+  EXPECT_EQ(f.inputDomains[0].first, "y");
+  EXPECT_EQ(f.inputDomains[0].second, "nonnegative");
+  Feedback g;
+  ASSERT_TRUE(parseFeedback(serializeFeedback(f), g, error)) << error;
+  ASSERT_EQ(g.inputDomains.size(), 1u);
+  EXPECT_EQ(g.inputDomains[0].second, "nonnegative");
+}
+
 //===----------------------------------------------------------------------===//
 // Measurements you can trust: tolerances pinned, the new comparisons, the
 // plausibility gate, the feedback's trust fields.

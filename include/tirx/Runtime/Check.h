@@ -43,9 +43,11 @@ float halfToFloat(uint16_t bits);
 uint16_t floatToBFloat16(float value);
 float bfloat16ToFloat(uint16_t bits);
 
-/// Fills `bytes` with random elements of `type`: floats uniform in [-1, 1),
+/// Fills `bytes` with random elements of `type`: floats uniform in [-1, 1)
+/// (in [0, 1) for the nonnegative domain: the same draws, u for 2u - 1),
 /// integers in [-100, 100]. Deterministic in `seed`.
-void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed);
+void fillRandom(std::vector<uint8_t> &bytes, ElementType type, uint64_t seed,
+                Domain domain = Domain::signed_unit);
 
 /// Fills with the poison value: NaN for floats, 0x7A7A7A7A-like sentinels for
 /// integers, so that elements a kernel does not write are caught.
@@ -198,10 +200,11 @@ double adversarialScale(InputKind kind, int level, ElementType type);
 
 /// Fills `bytes` (of float `type`) for `kind` at `level`, deterministic in
 /// `seed`: large: uniform in [-S, S); cancel: (-1)^i S + uniform [-1, 1);
-/// denormal: uniform in (-0.98 S, 0.98 S), S the smallest normal. Integer types
-/// get fillRandom.
+/// denormal: uniform in (-0.98 S, 0.98 S), S the smallest normal; in the
+/// nonnegative domain the magnitudes of these. Integer types get fillRandom.
 void fillAdversarial(std::vector<uint8_t> &bytes, ElementType type,
-                     InputKind kind, int level, uint64_t seed);
+                     InputKind kind, int level, uint64_t seed,
+                     Domain domain = Domain::signed_unit);
 
 /// makeInputs for an adversarial kind: `in` and `inout` buffers from
 /// fillAdversarial (buffer i from seed * 1000003 + i), `out` poisoned.

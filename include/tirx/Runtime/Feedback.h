@@ -113,6 +113,9 @@ struct Feedback {
   /// The run-time sizes the bundle ran at (docs/bundle.md, "Dynamic
   /// sizes"); empty for a static bundle. With the seed, what replays a run.
   std::vector<std::pair<std::string, int64_t>> sizes;
+  /// The input buffers drawn from a domain other than [-1, 1), by name
+  /// ("nonnegative": [0, 1); docs/bundle.md, "Input domains").
+  std::vector<std::pair<std::string, std::string>> inputDomains;
   std::vector<int64_t> checkedLaunches;  // launch ordinals (1-based) compared
   int64_t launchCount = 0;               // launches of the candidate in all
   std::optional<bool> stateful;          // a later launch on the same inputs

@@ -83,6 +83,12 @@ void beginFeedback(const Manifest &candidate, Feedback &feedback);
 std::string compareSignatures(const Manifest &candidate,
                               const Manifest &reference);
 
+/// Narrows both manifests' input domains to what either says (a buffer is
+/// `nonnegative` in both if in one): the reference and the candidate run
+/// on the same inputs, and a domain either excludes would make the
+/// reference's outputs NaN (docs/bundle.md, "Input domains").
+void shareDomains(Manifest &candidate, Manifest &reference);
+
 } // namespace runtime
 } // namespace tirx
 
