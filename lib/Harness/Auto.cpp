@@ -628,10 +628,12 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     // A tail tile of one loop takes the full tiles' widest vectors, with
     // any thread count up to 1024 (576 f32: 144 threads 4-wide, rather
     // than 288 2-wide, which would also make the full blocks 288 threads).
+    // (Only for vectors: an op that takes none, a column reduction's tail
+    // say, keeps one element a thread, each warp's loads contiguous.)
     int64_t tailThreads = dense.size() == 1 && vectorizable && dense[0] > 0
                               ? llvm::divideCeil(dense[0], widest)
                               : 0;
-    if (op.tail && s.candidates.empty() && dense.size() == 1 &&
+    if (op.tail && vectorizable && s.candidates.empty() && dense.size() == 1 &&
         tile.back() > 0 && dense[0] >= widest && tailThreads <= 1024) {
       std::vector<int64_t> per(tile.size(), 0);
       per.back() = widest;
