@@ -53,13 +53,13 @@ mlir::tirx::declaredDomain(FunctionOpInterface func, unsigned index,
   Type type = func.getArgumentTypes()[index];
   if (!isa<TensorType, MemRefType>(type)) {
     problem = "tirx.domain is for buffers (a tensor or memref of floats); "
-              "this argument is the scalar " +
-              print(type);
+              "this argument is the scalar '" +
+              print(type) + "'";
     return failure();
   }
   if (!isa<FloatType>(cast<ShapedType>(type).getElementType())) {
-    problem = "tirx.domain is for buffers of floats; this argument is " +
-              print(type);
+    problem = "tirx.domain is for buffers of floats; this argument is '" +
+              print(type) + "'";
     return failure();
   }
   return domain;
@@ -167,8 +167,8 @@ public:
 private:
   bool proven(Value v, unsigned depth) { return require(v, nullptr, depth); }
 
-  /// Whether `a * b` (or `a / b`, `a + b`) is nonnegative given `leaves`:
-  /// one operand proven outright, the other required.
+  /// Whether `a * b` (or `a / b`) is nonnegative given `leaves`: one
+  /// operand proven outright, the other required.
   bool eitherProven(Value a, Value b, llvm::SetVector<unsigned> *leaves,
                     unsigned depth) {
     if (proven(a, depth))
@@ -197,8 +197,12 @@ private:
     if (auto div = dyn_cast<arith::DivFOp>(def))
       return div.getLhs() == div.getRhs() ||
              eitherProven(div.getLhs(), div.getRhs(), leaves, depth);
+    // A sum of nonnegative terms (a reduction's accumulator and its term):
+    // both required. A product's sign is that of both factors together, so
+    // one factor must be proven outright.
     if (auto add = dyn_cast<arith::AddFOp>(def))
-      return eitherProven(add.getLhs(), add.getRhs(), leaves, depth);
+      return require(add.getLhs(), leaves, depth) &&
+             require(add.getRhs(), leaves, depth);
     if (isa<arith::ExtFOp, arith::TruncFOp>(def))
       return require(def->getOperand(0), leaves, depth);
     // The larger of two values is nonnegative when one is (a ReLU); the
