@@ -51,7 +51,8 @@ struct InferredDomain {
 /// math.log2, math.log10 or the base of math.powf (unless its exponent is a
 /// constant integer) through sign-preserving ops only: arith.mulf and
 /// arith.divf by a value proven nonnegative (a constant, splat or not, a
-/// square x*x, exp, abs, ...), arith.addf of one, arith.extf and
+/// square x*x, exp, abs, ...), arith.addf of two nonnegative terms (an
+/// epsilon; a reduction's accumulator and its term), arith.extf and
 /// arith.truncf, the block arguments of linalg ops (named or generic) from
 /// their inputs, tensor and memref views, the results of linalg ops from
 /// what they yield (a reduction's accumulator from its init), and

@@ -340,12 +340,14 @@ def TIRxInferDomains : Pass<"tirx-infer-domains", "::mlir::ModuleOp"> {
     constant integer) through sign-preserving ops only: `arith.mulf` and
     `arith.divf` by a value proven nonnegative (a constant, splat or not, a
     square `x * x`, `math.exp`, `math.absf`, a `linalg` result that yields
-    such values), `arith.addf` of one, `arith.extf`/`arith.truncf`, a linalg
-    op's block argument from its input (named ops and `linalg.generic`
-    alike), tensor and memref views, `memref.load` and `tensor.extract`. A
-    value that reaches the op through `arith.subf`, a negative factor or a
-    value not proven nonnegative marks nothing; `x` reaching a root only as
-    `x * x` or through `math.exp` needs no mark. A memref argument is
+    such values), `arith.addf` of two nonnegative terms (an epsilon, a
+    reduction's accumulator and its term), `arith.extf`/`arith.truncf`, a
+    linalg op's block argument from its input (named ops and
+    `linalg.generic` alike), a linalg result from what it yields, tensor and
+    memref views, `memref.load` and `tensor.extract`. A value that reaches
+    the op through `arith.subf`, a negative factor or a factor not proven
+    nonnegative marks nothing; `x` reaching the op only as `x * x` or
+    through `math.exp` needs no mark. A memref argument is
     marked only when nothing writes it. An argument that already has a
     `tirx.domain` keeps it (`"signed_unit"` turns the inference off for it);
     a malformed one (not `"signed_unit"` or `"nonnegative"`, not a string,
