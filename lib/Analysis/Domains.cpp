@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -154,13 +155,26 @@ public:
     // A proof deeper than any front end's expression: not worth finding.
     if (depth > 64)
       return false;
+    // Each value is proven once (a DAG of shared terms would otherwise take
+    // exponential time). A proof that needed the induction hypothesis of a
+    // value still on the way down holds only under it: kept when it failed
+    // (it fails without the hypothesis too) or when leaves are collected
+    // (a failure anywhere fails the whole proof, hypothesis included).
+    llvm::DenseMap<Value, bool> &memo = leaves ? needs : proofs;
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
     llvm::DenseSet<Value> &active = leaves ? activeNeeds : activeProofs;
     // A value met again on the way down is a reduction's accumulator: the
     // step from one iteration to the next (induction).
-    if (!active.insert(v).second)
+    if (!active.insert(v).second) {
+      ++hypotheses;
       return true;
+    }
+    unsigned before = hypotheses;
     bool holds = requireStep(v, leaves, depth + 1);
     active.erase(v);
+    if (leaves || !holds || hypotheses == before)
+      memo[v] = holds;
     return holds;
   }
 
@@ -281,6 +295,8 @@ private:
 
   FunctionOpInterface func;
   llvm::DenseSet<Value> activeNeeds, activeProofs;
+  llvm::DenseMap<Value, bool> needs, proofs;
+  unsigned hypotheses = 0; // times the induction hypothesis was used
 };
 
 /// The operand of `op` that must be nonnegative, if any.
