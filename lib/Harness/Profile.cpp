@@ -11,6 +11,7 @@
 #include "tirx/Harness/Profile.h"
 #include "Isolation.h"
 
+#include "tirx/Analysis/Domains.h"
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
 #include "tirx/Harness/Auto.h"
 #include "tirx/Runtime/Files.h"
@@ -221,6 +222,12 @@ Expected<std::string> splitText(MLIRContext &ctx, const std::string &text,
     std::string fnName =
         fn.getName().str() + "_" + std::string(label).substr(0, 3);
     kernelOf(fn, group, fnName, b);
+    // What was an intermediate (a sum of squares) is an input now, drawn
+    // from [-1, 1) unless its domain says otherwise.
+    if (failed(annotateDomainsUnder(*kernelModule)))
+      return refuse(RefusalCode::verify_error,
+                    "kernel " + std::string(label) + " of " + name +
+                        " has a malformed tirx.domain");
     std::string payload;
     llvm::raw_string_ostream os(payload);
     kernelModule->print(os);

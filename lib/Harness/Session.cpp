@@ -10,6 +10,7 @@
 #include "tirx/Harness/Session.h"
 #include "Isolation.h"
 
+#include "tirx/Analysis/Domains.h"
 #include "tirx/Analysis/Structure.h"
 #include "tirx/Dialect/TIRx/IR/TIRxOps.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
@@ -60,7 +61,9 @@ OwningOpRef<ModuleOp> parseModule(MLIRContext &ctx, const std::string &text,
   return parseSourceString<ModuleOp>(text, config, name);
 }
 
-/// Parses and verifies a payload; returns its canonical text.
+/// Parses and verifies a seed; marks the inputs that must be drawn
+/// nonnegative (tirx.domain, which every version made from it and its
+/// reference inherit); returns its canonical text.
 Expected<std::string> canonicalize(MLIRContext &ctx, const std::string &text,
                                    const std::string &name) {
   OwningOpRef<ModuleOp> module = parseModule(ctx, text, name);
@@ -68,6 +71,9 @@ Expected<std::string> canonicalize(MLIRContext &ctx, const std::string &text,
     return refuse(RefusalCode::parse_error, name + " does not parse as MLIR");
   if (failed(verify(*module)))
     return refuse(RefusalCode::verify_error, name + " does not verify");
+  if (failed(annotateDomainsUnder(*module)))
+    return refuse(RefusalCode::verify_error,
+                  name + " has a malformed tirx.domain");
   return canonicalText(*module);
 }
 

@@ -14,6 +14,7 @@
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Analysis/Access.h"
 #include "tirx/Analysis/Branches.h"
+#include "tirx/Analysis/Domains.h"
 
 #include <algorithm>
 #include <cmath>
@@ -269,6 +270,14 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
       return "parameter #" + std::to_string(i) + " (" + param.name + ") of @" +
              manifest.payload;
     };
+    // The domain its elements are drawn from (tirx.domain).
+    std::string problem;
+    FailureOr<std::optional<rt::Domain>> domain =
+        mlir::tirx::declaredDomain(payload, i, problem);
+    if (failed(domain))
+      return payload.emitError()
+             << "tirx-export-bundle: " << describe() << ": " << problem;
+    param.domain = domain->value_or(rt::Domain::signed_unit);
     if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
       auto type = elementTypeOf(memref.getElementType());
       if (!type)

@@ -39,11 +39,12 @@ void mlir::tirx::buildReferencePreparePipeline(OpPassManager &pm) {
 }
 
 bool mlir::tirx::isTIRxRewritingPass(StringRef argument) {
-  // tirx-map-reference maps with upstream passes and tirx-export-bundle
-  // only reads; every other tirx- pass rewrites the payload.
+  // tirx-map-reference maps with upstream passes, tirx-export-bundle only
+  // reads and tirx-infer-domains only annotates the arguments; every other
+  // tirx- pass rewrites the payload.
   return argument.starts_with("tirx-") && argument != "tirx-map-reference" &&
          argument != "tirx-export-bundle" && argument != "tirx-view" &&
-         argument != "tirx-check-bounds";
+         argument != "tirx-check-bounds" && argument != "tirx-infer-domains";
 }
 
 namespace {

@@ -60,3 +60,46 @@ module {
 func.func @on_tensors(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// An input's domain (tirx.domain) must be one the runner knows, on a float
+// buffer.
+// expected-error @below {{tirx-export-bundle: parameter #0 (src) of @f: its tirx.domain is "positive"; expected "signed_unit" or "nonnegative"}}
+func.func @f(%m: memref<4xf32> {tirx.domain = "positive", tirx.name = "src"}, %o: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %m[%tx] : memref<4xf32>
+    memref.store %v, %o[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// expected-error @below {{tirx-export-bundle: parameter #1 (arg1) of @f: tirx.domain is for buffers (a tensor or memref of floats); this argument is the scalar 'f32'}}
+func.func @f(%o: memref<4xf32>, %s: f32 {tirx.domain = "nonnegative"}) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    memref.store %s, %o[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// expected-error @below {{tirx-export-bundle: parameter #0 (arg0) of @f: tirx.domain is for buffers of floats; this argument is 'memref<4xi32>'}}
+func.func @f(%m: memref<4xi32> {tirx.domain = "nonnegative"}) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %m[%tx] : memref<4xi32>
+    memref.store %v, %m[%tx] : memref<4xi32>
+    gpu.terminator
+  }
+  return
+}

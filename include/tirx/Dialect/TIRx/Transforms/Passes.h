@@ -106,7 +106,7 @@ void populateFoldViewPatterns(RewritePatternSet &patterns);
 
 /// Whether the pass with this argument is one of TIRx's rewriting passes
 /// (every tirx- pass but the mapping of the reference and those that only
-/// read the payload).
+/// read the payload or annotate its arguments).
 bool isTIRxRewritingPass(llvm::StringRef argument);
 
 /// Makes `pm` record into `names` the argument of every pass it runs, once

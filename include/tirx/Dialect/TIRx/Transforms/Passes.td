@@ -323,6 +323,50 @@ def TIRxMapReference : Pass<"tirx-map-reference", "::mlir::ModuleOp"> {
   ];
 }
 
+def TIRxInferDomains : Pass<"tirx-infer-domains", "::mlir::ModuleOp"> {
+  let summary = "Mark the float inputs that only a nonnegative draw keeps defined";
+  let description = [{
+    The runner draws a float input buffer's elements uniform in [-1, 1)
+    unless the payload function's argument says
+    `{tirx.domain = "nonnegative"}`: then in [0, 1) (docs/bundle.md, "Input
+    domains"). A kernel split from a larger program (`tirx profile`) can
+    take as input what was a sum of squares there and pass it to a square
+    root: on signed inputs its reference is NaN and nothing can be checked.
+
+    This pass sets `tirx.domain = "nonnegative"` on every argument of every
+    `func.func` (a tensor or memref of floats) whose elements reach the
+    operand of `math.sqrt`, `math.rsqrt`, `math.log`, `math.log2`,
+    `math.log10` or the base of `math.powf` (unless the exponent is a
+    constant integer) through sign-preserving ops only: `arith.mulf` and
+    `arith.divf` by a value proven nonnegative (a constant, splat or not, a
+    square `x * x`, `math.exp`, `math.absf`, a `linalg` result that yields
+    such values), `arith.addf` of two nonnegative terms (an epsilon, a
+    reduction's accumulator and its term), `arith.extf`/`arith.truncf`, a
+    linalg op's block argument from its input (named ops and
+    `linalg.generic` alike), a linalg result from what it yields, tensor and
+    memref views, `memref.load` and `tensor.extract`. A value that reaches
+    the op through `arith.subf`, a negative factor or a factor not proven
+    nonnegative marks nothing; `x` reaching the op only as `x * x` or
+    through `math.exp` needs no mark. A memref argument is
+    marked only when nothing writes it. An argument that already has a
+    `tirx.domain` keeps it (`"signed_unit"` turns the inference off for it);
+    a malformed one (not `"signed_unit"` or `"nonnegative"`, not a string,
+    on a scalar or a buffer of integers) is an error naming the argument.
+
+    `tirx init` runs it on the seed and `tirx profile` on every kernel it
+    splits off, so that every version and the reference carry the
+    attribute; `tirx-export-bundle` copies it into the manifest.
+
+    ```mlir
+    // Before: the RMSNorm's normalize step, split off the sum of squares.
+    func.func @norm(%x: tensor<8x64xf32>, %ss: tensor<8xf32>) -> tensor<8x64xf32>
+    // tirx-opt --tirx-infer-domains:
+    func.func @norm(%x: tensor<8x64xf32>,
+                    %ss: tensor<8xf32> {tirx.domain = "nonnegative"}) -> ...
+    ```
+  }];
+}
+
 def TIRxView : Pass<"tirx-view", "::mlir::ModuleOp"> {
   let summary = "Print a view of the payload as JSON";
   let description = [{
