@@ -25,7 +25,7 @@ case $part in
   1) filter='suite\.test' ;;
   2) filter='tune16|tune\.test|tune-gpus|host|counters|strict' ;;
   3) filter='matmul16|matmul-bias-gelu|linear16' ;;
-  4) filter='dynamic|trust|worker|norms|recipes|saxpy|planted' ;;
+  4) filter='dynamic|trust|worker|norms|recipes|saxpy|planted|domain' ;;
   5) filter='CudaRuntime/' ;;
   *) filter=$part ;;
 esac
