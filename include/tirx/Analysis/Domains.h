@@ -61,8 +61,8 @@ struct InferredDomain {
 /// unknown value marks nothing. A memref argument is inferred only when
 /// nothing writes it. An argument whose tirx.domain says "signed_unit"
 /// stops the inference through it. Analysis only; the IR is not changed.
-llvm::SmallVector<InferredDomain> inferNonnegativeArguments(
-    FunctionOpInterface func);
+llvm::SmallVector<InferredDomain>
+inferNonnegativeArguments(FunctionOpInterface func);
 
 /// Sets tirx.domain = "nonnegative" on every argument of `func` that
 /// inferNonnegativeArguments finds and that has no tirx.domain of its own.
