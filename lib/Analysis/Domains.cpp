@@ -329,7 +329,7 @@ mlir::tirx::inferNonnegativeArguments(FunctionOpInterface func) {
   return found;
 }
 
-FailureOr<unsigned> mlir::tirx::annotateDomains(FunctionOpInterface func) {
+LogicalResult mlir::tirx::checkDomains(FunctionOpInterface func) {
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
     std::string problem;
     if (succeeded(declaredDomain(func, i, problem)))
@@ -340,6 +340,12 @@ FailureOr<unsigned> mlir::tirx::annotateDomains(FunctionOpInterface func) {
     return func.emitError() << "argument #" << i << " (" << name << ") of @"
                             << func.getName() << ": " << problem;
   }
+  return success();
+}
+
+FailureOr<unsigned> mlir::tirx::annotateDomains(FunctionOpInterface func) {
+  if (failed(checkDomains(func)))
+    return failure();
   unsigned marked = 0;
   Builder b(func.getContext());
   for (const InferredDomain &inferred : inferNonnegativeArguments(func)) {
@@ -352,10 +358,11 @@ FailureOr<unsigned> mlir::tirx::annotateDomains(FunctionOpInterface func) {
   return marked;
 }
 
-LogicalResult mlir::tirx::annotateDomainsUnder(Operation *root) {
-  WalkResult walk = root->walk([](func::FuncOp func) {
-    return failed(annotateDomains(func)) ? WalkResult::interrupt()
-                                         : WalkResult::advance();
+LogicalResult mlir::tirx::annotateDomainsUnder(Operation *root, bool infer) {
+  WalkResult walk = root->walk([&](func::FuncOp func) {
+    bool ok = infer ? succeeded(annotateDomains(func))
+                    : succeeded(checkDomains(func));
+    return ok ? WalkResult::advance() : WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());
 }
