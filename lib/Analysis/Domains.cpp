@@ -33,7 +33,7 @@ namespace rt = ::tirx::runtime;
 
 FailureOr<std::optional<rt::Domain>>
 mlir::tirx::declaredDomain(FunctionOpInterface func, unsigned index,
-                     std::string &problem) {
+                           std::string &problem) {
   Attribute attr = func.getArgAttr(index, kDomainAttrName);
   if (!attr)
     return std::optional<rt::Domain>();
@@ -67,26 +67,6 @@ mlir::tirx::declaredDomain(FunctionOpInterface func, unsigned index,
 }
 
 namespace {
-/// Whether every element of a float constant is nonnegative (-0 included,
-/// NaN not).
-bool nonnegativeConstant(Value v) {
-  auto constant = v.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
-    return false;
-  auto nonnegative = [](const APFloat &x) {
-    return !x.isNaN() && (!x.isNegative() || x.isZero());
-  };
-  Attribute value = constant.getValue();
-  if (auto f = dyn_cast<FloatAttr>(value))
-    return nonnegative(f.getValue());
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(value)) {
-    if (dense.isSplat())
-      return nonnegative(dense.getSplatValue<APFloat>());
-    return llvm::all_of(dense.getValues<APFloat>(), nonnegative);
-  }
-  return false;
-}
-
 /// The value of a float constant, scalar or splat.
 std::optional<APFloat> scalarConstant(Value v) {
   auto constant = v.getDefiningOp<arith::ConstantOp>();
@@ -99,6 +79,20 @@ std::optional<APFloat> scalarConstant(Value v) {
       dense && dense.isSplat())
     return dense.getSplatValue<APFloat>();
   return std::nullopt;
+}
+
+/// Whether every element of a float constant is nonnegative (-0 included,
+/// NaN not).
+bool nonnegativeConstant(Value v) {
+  auto nonnegative = [](const APFloat &x) {
+    return !x.isNaN() && (!x.isNegative() || x.isZero());
+  };
+  if (std::optional<APFloat> x = scalarConstant(v))
+    return nonnegative(*x);
+  auto constant = v.getDefiningOp<arith::ConstantOp>();
+  auto dense =
+      constant ? dyn_cast<DenseFPElementsAttr>(constant.getValue()) : nullptr;
+  return dense && llvm::all_of(dense.getValues<APFloat>(), nonnegative);
 }
 
 /// Whether `v` is a float constant (scalar or splat) of integral value.
@@ -192,8 +186,7 @@ private:
     return false;
   }
 
-  bool requireStep(Value v, llvm::SetVector<unsigned> *leaves,
-                   unsigned depth) {
+  bool requireStep(Value v, llvm::SetVector<unsigned> *leaves, unsigned depth) {
     if (!isa<FloatType>(getElementTypeOrSelf(v.getType())))
       return false;
     if (auto arg = dyn_cast<BlockArgument>(v))
@@ -336,7 +329,7 @@ mlir::tirx::inferNonnegativeArguments(FunctionOpInterface func) {
   return found;
 }
 
-FailureOr<unsigned> mlir::tirx::annotateDomains(FunctionOpInterface func) {
+LogicalResult mlir::tirx::checkDomains(FunctionOpInterface func) {
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
     std::string problem;
     if (succeeded(declaredDomain(func, i, problem)))
@@ -347,6 +340,12 @@ FailureOr<unsigned> mlir::tirx::annotateDomains(FunctionOpInterface func) {
     return func.emitError() << "argument #" << i << " (" << name << ") of @"
                             << func.getName() << ": " << problem;
   }
+  return success();
+}
+
+FailureOr<unsigned> mlir::tirx::annotateDomains(FunctionOpInterface func) {
+  if (failed(checkDomains(func)))
+    return failure();
   unsigned marked = 0;
   Builder b(func.getContext());
   for (const InferredDomain &inferred : inferNonnegativeArguments(func)) {
@@ -359,10 +358,11 @@ FailureOr<unsigned> mlir::tirx::annotateDomains(FunctionOpInterface func) {
   return marked;
 }
 
-LogicalResult mlir::tirx::annotateDomainsUnder(Operation *root) {
-  WalkResult walk = root->walk([](func::FuncOp func) {
-    return failed(annotateDomains(func)) ? WalkResult::interrupt()
-                                         : WalkResult::advance();
+LogicalResult mlir::tirx::annotateDomainsUnder(Operation *root, bool infer) {
+  WalkResult walk = root->walk([&](func::FuncOp func) {
+    bool ok = infer ? succeeded(annotateDomains(func))
+                    : succeeded(checkDomains(func));
+    return ok ? WalkResult::advance() : WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());
 }

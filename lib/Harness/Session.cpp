@@ -96,6 +96,9 @@ Expected<std::string> canonicalizeChecked(MLIRContext &ctx,
     return refuse(RefusalCode::parse_error, name + " does not parse as MLIR");
   if (failed(verify(*module)))
     return refuse(RefusalCode::verify_error, name + " does not verify");
+  if (failed(annotateDomainsUnder(*module, /*infer=*/false)))
+    return refuse(RefusalCode::verify_error,
+                  name + " has a malformed tirx.domain");
   if (llvm::Error e = checkBounds(ctx, *module))
     return std::move(e);
   return canonicalText(*module);

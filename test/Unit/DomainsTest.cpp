@@ -43,7 +43,8 @@ protected:
   }
 
   std::string domainOf(func::FuncOp func, unsigned i) {
-    auto attr = func.getArgAttrOfType<StringAttr>(i, mlir::tirx::kDomainAttrName);
+    auto attr =
+        func.getArgAttrOfType<StringAttr>(i, mlir::tirx::kDomainAttrName);
     return attr ? attr.str() : "";
   }
 
@@ -140,9 +141,8 @@ func.func @f(%a: tensor<4xf32> {tirx.domain = "nonnegative"},
 
   // annotateDomains refuses the first malformed one, naming it.
   std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    diagnostics += diag.str();
-  });
+  ScopedDiagnosticHandler handler(
+      &context, [&](Diagnostic &diag) { diagnostics += diag.str(); });
   EXPECT_TRUE(failed(mlir::tirx::annotateDomains(func)));
   EXPECT_EQ(diagnostics.rfind("argument #3 (arg3) of @f: its tirx.domain", 0),
             0u)
@@ -178,11 +178,12 @@ TEST_F(DomainsTest, AProofTooDeepOrOfUnknownSignMarksNothing) {
   std::string v = "%x";
   for (int i = 0; i < 60; ++i) {
     std::string next = "%d" + std::to_string(i);
-    doubling += "  " + next + " = arith.addf " + v + ", " + v +
-                " : tensor<4xf32>\n";
+    doubling +=
+        "  " + next + " = arith.addf " + v + ", " + v + " : tensor<4xf32>\n";
     v = next;
   }
-  doubling += "  %r = math.log " + v + " : tensor<4xf32>\n"
+  doubling += "  %r = math.log " + v +
+              " : tensor<4xf32>\n"
               "  return %r : tensor<4xf32>\n}\n";
   func::FuncOp shared = parse(doubling);
   ASSERT_TRUE(shared);

@@ -35,6 +35,7 @@ const char *const kPassFlags[] = {
     "tirx-distribute-copies",    "tirx-promote-accumulators",
     "tirx-sink-constants",       "tirx-prove-vector-alignment",
     "tirx-prepare-launches",     "tirx-emulate-launches",
+    "tirx-infer-domains",
 };
 
 /// The textual pipeline the flags have built so far.

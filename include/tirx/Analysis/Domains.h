@@ -61,8 +61,12 @@ struct InferredDomain {
 /// unknown value marks nothing. A memref argument is inferred only when
 /// nothing writes it. An argument whose tirx.domain says "signed_unit"
 /// stops the inference through it. Analysis only; the IR is not changed.
-llvm::SmallVector<InferredDomain> inferNonnegativeArguments(
-    FunctionOpInterface func);
+llvm::SmallVector<InferredDomain>
+inferNonnegativeArguments(FunctionOpInterface func);
+
+/// Fails, with an error diagnostic on `func` naming the argument, when an
+/// argument's own tirx.domain is malformed (see declaredDomain).
+LogicalResult checkDomains(FunctionOpInterface func);
 
 /// Sets tirx.domain = "nonnegative" on every argument of `func` that
 /// inferNonnegativeArguments finds and that has no tirx.domain of its own.
@@ -71,10 +75,12 @@ llvm::SmallVector<InferredDomain> inferNonnegativeArguments(
 /// number of arguments marked.
 FailureOr<unsigned> annotateDomains(FunctionOpInterface func);
 
-/// annotateDomains on every func.func under `root` (with a body): what
+/// annotateDomains on every func.func under `root`: what
 /// tirx-infer-domains, `tirx init` (on the seed) and `tirx profile` (on each
-/// kernel it splits off) run. Fails on the first malformed tirx.domain.
-LogicalResult annotateDomainsUnder(Operation *root);
+/// kernel it splits off) run; with `infer` false, checkDomains only (`tirx
+/// commit`: a version keeps the attributes its author wrote). Fails on the
+/// first malformed tirx.domain.
+LogicalResult annotateDomainsUnder(Operation *root, bool infer = true);
 
 } // namespace mlir::tirx
 

@@ -1,4 +1,5 @@
-//===- InferDomains.cpp - tirx-infer-domains ---------------------*- C++ -*-===//
+//===- InferDomains.cpp - tirx-infer-domains --------------------*- C++ -*-===//
+//-*-===//
 //
 // Part of TIRx, an open compiler harness for agentic GPU programming.
 //

@@ -271,3 +271,18 @@ func.func @sum_of_inputs(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<64xf3
   %r = math.log10 %s : tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// A constant that is not a splat: nonnegative when every element is.
+// CHECK-LABEL: func.func @dense_factors
+// CHECK-SAME: (%{{.*}}: tensor<4xf32> {tirx.domain = "nonnegative"}, %{{.*}}: tensor<4xf32>)
+func.func @dense_factors(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %w = arith.constant dense<[1.0, 0.5, 0.0, 2.0]> : tensor<4xf32>
+  %v = arith.constant dense<[1.0, -0.5, 0.0, 2.0]> : tensor<4xf32>
+  %pa = arith.mulf %a, %w : tensor<4xf32>
+  %ra = math.sqrt %pa : tensor<4xf32>
+  %pb = arith.mulf %b, %v : tensor<4xf32>
+  %rb = math.sqrt %pb : tensor<4xf32>
+  return %ra, %rb : tensor<4xf32>, tensor<4xf32>
+}
