@@ -630,7 +630,7 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     // than 288 2-wide, which would also make the full blocks 288 threads).
     // (Only for vectors: an op that takes none, a column reduction's tail
     // say, keeps one element a thread, each warp's loads contiguous.)
-    int64_t tailThreads = dense.size() == 1 && vectorizable && dense[0] > 0
+    int64_t tailThreads = dense.size() == 1 && dense[0] > 0
                               ? llvm::divideCeil(dense[0], widest)
                               : 0;
     if (op.tail && vectorizable && s.candidates.empty() && dense.size() == 1 &&

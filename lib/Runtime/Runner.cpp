@@ -299,13 +299,10 @@ std::string compareSignatures(const Manifest &c, const Manifest &r) {
   return "";
 }
 
-void shareDomains(Manifest &candidate, Manifest &reference) {
+void adoptReferenceDomains(Manifest &candidate, const Manifest &reference) {
   size_t n = std::min(candidate.params.size(), reference.params.size());
-  for (size_t i = 0; i < n; ++i) {
-    Domain &a = candidate.params[i].domain, &b = reference.params[i].domain;
-    if (a == Domain::nonnegative || b == Domain::nonnegative)
-      a = b = Domain::nonnegative;
-  }
+  for (size_t i = 0; i < n; ++i)
+    candidate.params[i].domain = reference.params[i].domain;
 }
 
 void beginFeedback(const Manifest &candidate, Feedback &f) {

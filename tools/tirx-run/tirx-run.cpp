@@ -476,12 +476,8 @@ int main(int argc, char **argv) {
       std::string mismatch = compareSignatures(manifests[i], reference);
       if (!mismatch.empty())
         badInput(o.bundles[i] + ": " + mismatch);
-      shareDomains(manifests[i], reference);
+      adoptReferenceDomains(manifests[i], reference);
     }
-    // Every candidate draws from the domains all of them and the reference
-    // narrowed (the inputs of one payload are one thing).
-    for (Manifest &m : manifests)
-      shareDomains(m, reference);
   }
 
   std::vector<Feedback> feedback(o.bundles.size());

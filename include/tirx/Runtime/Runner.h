@@ -83,11 +83,11 @@ void beginFeedback(const Manifest &candidate, Feedback &feedback);
 std::string compareSignatures(const Manifest &candidate,
                               const Manifest &reference);
 
-/// Narrows both manifests' input domains to what either says (a buffer is
-/// `nonnegative` in both if in one): the reference and the candidate run
-/// on the same inputs, and a domain either excludes would make the
-/// reference's outputs NaN (docs/bundle.md, "Input domains").
-void shareDomains(Manifest &candidate, Manifest &reference);
+/// Gives `candidate` the reference's input domains: the inputs are drawn
+/// as the reference (mapped from the seed) says, whatever the candidate
+/// declares, so that a candidate cannot narrow what its check draws
+/// (docs/bundle.md, "Input domains").
+void adoptReferenceDomains(Manifest &candidate, const Manifest &reference);
 
 } // namespace runtime
 } // namespace tirx
