@@ -275,24 +275,77 @@ TEST(AutoSteps, NormalizationInOneKernel) {
   steps = nextSteps(f, {steps[0].key});
   EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
   // All fused: the fill in the block is left to map_to_gpu, the max
-  // reduced by all 1024 threads of the block (what [1, 8] of the last op
-  // takes), not the 256 of a lone row sum.
+  // reduced by 512 threads of the block (two reductions in the row: at
+  // most 512), not the 256 of a lone row sum.
   for (OpFacts &o : f.ops) {
     o.stage = Stage::Block;
+    o.block = 0;
     o.extents = o.name == "linalg.fill" ? V{1} : V{1, 8192};
   }
   steps = nextSteps(f, {});
   EXPECT_EQ(transformOf(steps[0]), "reduce_in_block");
-  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 1024);
-  f.ops[1].stage = Stage::Thread;
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 512);
+  // reduce_in_block lowered the max (no op left of it): the block's thread
+  // loops take 512 threads, which every later op of the block keeps.
+  f.ops.erase(f.ops.begin() + 1);
+  for (OpFacts &o : f.ops)
+    o.blockThreads = 512;
   steps = nextSteps(f, {});
   EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
   EXPECT_EQ(steps[0].candidates[0].getObject("target")->getInteger("index"), 1);
-  // 8 floats a thread, in two runs of 4 distributed cyclically.
+  // 16 floats a thread, in four runs of 4 distributed cyclically.
   const json::Object *params = steps[0].candidates[0].getObject("params");
   EXPECT_EQ(json::Value(*params->get("elements_per_thread")),
-            json::Value(json::Array{1, 8}));
+            json::Value(json::Array{1, 16}));
   EXPECT_EQ(params->getInteger("chunk"), 4);
+  // Vectorized (no op left of it): the sum, the only reduction left,
+  // keeps the block's 512 threads.
+  f.ops.erase(f.ops.begin() + 1);
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "reduce_in_block");
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 512);
+  // And the division, the last op, alone in the block.
+  f.ops.erase(f.ops.begin(), f.ops.end() - 1);
+  steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  EXPECT_EQ(json::Value(*steps[0].candidates[0].getObject("params")->get(
+                "elements_per_thread")),
+            json::Value(json::Array{1, 16}));
+  // A block whose thread loops take 1024 (a recipe's) keeps 1024.
+  for (OpFacts &o : f.ops)
+    o.blockThreads = 1024;
+  steps = nextSteps(f, {});
+  EXPECT_EQ(json::Value(*steps[0].candidates[0].getObject("params")->get(
+                "elements_per_thread")),
+            json::Value(json::Array{1, 8}));
+  // One reduction in the row (RMSNorm): 1024 threads, 8 floats a thread.
+  PayloadFacts rms;
+  rms.ops.push_back(op("linalg.generic", {1, 8192}, {false, true}, Stage::Block));
+  rms.ops.push_back(op("linalg.generic", {1, 8192}, {false, false}, Stage::Block));
+  rms.ops.back().index = 1;
+  steps = nextSteps(rms, {});
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 1024);
+  rms.ops.erase(rms.ops.begin());
+  rms.ops[0].blockThreads = 1024;
+  steps = nextSteps(rms, {});
+  EXPECT_EQ(json::Value(*steps[0].candidates[0].getObject("params")->get(
+                "elements_per_thread")),
+            json::Value(json::Array{1, 8}));
+  // Two reductions each in a block of its own (a refused fusion): one a
+  // block, 1024 threads each.
+  PayloadFacts apart = rms;
+  apart.ops.insert(apart.ops.begin(),
+                   op("linalg.generic", {1, 8192}, {false, true}, Stage::Block));
+  apart.ops.insert(apart.ops.begin(),
+                   op("linalg.generic", {1, 8192}, {false, true}, Stage::Block));
+  apart.ops[0].block = 1;
+  apart.ops[1].block = 2;
+  apart.ops[2].blockThreads = 0;
+  steps = nextSteps(apart, {});
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 1024);
+  apart.ops[1].block = 1; // the same block: 512
+  steps = nextSteps(apart, {});
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 512);
   // A lone row reduction keeps 256 threads.
   PayloadFacts lone;
   lone.ops.push_back(op("linalg.generic", {1, 8192}, {false, true}, Stage::Block));
@@ -367,6 +420,8 @@ TEST(AutoSteps, FactsRoundTripThroughJSON) {
   f.ops.back().elementType = "bf16";
   f.ops.back().stridedInput = 1;
   f.ops.back().outputs = 2;
+  f.ops.back().block = 3;
+  f.ops.back().blockThreads = 512;
   auto back = PayloadFacts::fromJSON(json::Value(f.toJSON()));
   ASSERT_TRUE(back);
   ASSERT_EQ(back->ops.size(), 1u);
@@ -374,6 +429,8 @@ TEST(AutoSteps, FactsRoundTripThroughJSON) {
   EXPECT_EQ(back->ops[0].elementBytes, 2u);
   EXPECT_EQ(back->ops[0].stridedInput, 1);
   EXPECT_EQ(back->ops[0].outputs, 2);
+  EXPECT_EQ(back->ops[0].block, 3);
+  EXPECT_EQ(back->ops[0].blockThreads, 512);
   EXPECT_EQ(back->ops[0].reduction, (std::vector<bool>{false, true}));
 }
 

@@ -132,6 +132,9 @@ struct OpFacts {
   bool indexReduction = false; // a value and its index (matchIndexReduction)
   bool flattenable = false;  // flatten applies: elementwise, contiguous, 2+ loops
   bool tail = false;         // a tail tile (tirx.tail): any thread count
+  int64_t block = -1;        // its block loop, among block loops in walk order (-1: none)
+  int64_t blockThreads = 0;  // the most threads a thread loop in that block
+                             // loop already takes (0: none mapped yet)
 };
 
 /// A loop inside a block whose body stages tiles in shared memory
