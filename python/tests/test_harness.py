@@ -232,7 +232,14 @@ class AgentTest(unittest.TestCase):
                 self.assertEqual(other.read_ir(v), ctx.read_ir(result["final_version"]))
 
     def test_greedy_puts_softmax_in_one_kernel(self):
+        # Two reductions in the row: 512 threads, for every op of the block.
         self._greedy_matches_suite_recipe("softmax", 14)
+
+    def test_greedy_puts_layernorm_on_512_threads(self):
+        self._greedy_matches_suite_recipe("layernorm", 11)
+
+    def test_greedy_keeps_rmsnorm_on_1024_threads(self):
+        self._greedy_matches_suite_recipe("rmsnorm_weight", 9)
 
     def test_greedy_transposes_through_shared_memory(self):
         self._greedy_matches_suite_recipe("transpose", 6)
@@ -260,6 +267,8 @@ class AgentTest(unittest.TestCase):
         self.assertEqual(vector_widths(2, 8192), [8, 4, 2, 1])
         self.assertEqual(row_block_threads(8192), 1024)  # [1, 8]: 4-wide twice
         self.assertEqual(row_block_threads(1024), 256)
+        self.assertEqual(row_block_threads(8192, at_most=512), 512)  # [1, 16]
+        self.assertEqual(row_block_threads(1024, at_most=512), 256)
         self.assertEqual([cyclic_chunk(8), cyclic_chunk(16, 2), cyclic_chunk(8, 4, False),
                           cyclic_chunk(4), cyclic_chunk(1)], [4, 8, 1, 0, 0])
         self.assertEqual(choose_parallel_tiling([67108864])["block_tile"], [1024])

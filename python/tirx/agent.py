@@ -150,16 +150,16 @@ def choose_parallel_tiling(extents: Sequence[int], element_bytes: int = 4,
     return None
 
 
-def row_block_threads(columns: int, element_bytes: int = 4) -> int:
+def row_block_threads(columns: int, element_bytes: int = 4, at_most: int = 1024) -> int:
     """The threads of a block holding one row of `columns` elements of an
     elementwise op (rowBlockThreads in lib/Harness/Auto.cpp): the row in
-    vectors of the widest width, as few per thread as give at most 1024
-    threads, a multiple of 32; 0 when none does."""
+    vectors of the widest width, as few per thread as give at most
+    `at_most` (1024) threads, a multiple of 32; 0 when none does."""
     for w in vector_widths(element_bytes, columns):
         k = 1
         while k <= 64 and columns % (w * k) == 0:
             threads = columns // (w * k)
-            if 32 <= threads <= 1024 and threads % 32 == 0:
+            if 32 <= threads <= min(at_most, 1024) and threads % 32 == 0:
                 return threads
             k *= 2
     return 0
@@ -183,7 +183,10 @@ def _normalization_plan(loops: List[dict]) -> Optional[Plan]:
     per row of the last op, each producer fused in from the last, then the
     block's ops in order: reductions on all the block's threads, elementwise
     ops split among them in 4-wide vectors. None when the payload is not
-    such a chain (or once it is mapped)."""
+    such a chain (or once it is mapped). The block's threads are decided
+    once (rowThreadsOf in lib/Harness/Auto.cpp): the threads its thread
+    loops already take, else at most 512 when the block holds two or more
+    row reductions (softmax, layer norm), 1024 for one (RMSNorm)."""
     counts: Dict[str, int] = {}
     ops = []  # (loop, global index among ops of its kind, stage)
     for l in loops:
@@ -226,7 +229,19 @@ def _normalization_plan(loops: List[dict]) -> Optional[Plan]:
         return Plan("fuse_into", {}, target(*producers[-1]))
     if any(s == "top" for _, _, s in ops):
         return None
-    threads = row_block_threads(columns)
+    # Decided once: the threads a thread loop of the block already takes
+    # (a statistic reduce_in_block lowered is no longer an op to count).
+    mapped = []
+    for l in loops:
+        if l["kind"] == "scf.forall" and "(block" in l["path"] and \
+                any(a["mapping"].startswith("thread") for a in l["axes"]):
+            n = 1
+            for a in l["axes"]:
+                n *= a["extent"] if isinstance(a["extent"], int) else 1
+            mapped.append(n)
+    reductions = sum(1 for l, _, s in ops if s == "block" and row_reduction(l))
+    threads = max(mapped) if mapped else \
+        row_block_threads(columns, at_most=512 if reductions >= 2 else 1024)
     for l, i, s in ops:
         axes = l["axes"]
         if l["kind"] == "linalg.fill":
