@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
@@ -118,9 +119,29 @@ bool tirx::worksOnTensors(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTensor);
 }
 
+/// Gives every use of `empty` after the first a tensor.empty of its own. A
+/// tensor.empty has no contents, so this changes no value; it only stops
+/// bufferization from giving several ops' results one buffer.
+static void untie(tensor::EmptyOp empty) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : empty->getUses())
+    uses.push_back(&use);
+  for (OpOperand *use : llvm::drop_begin(uses)) {
+    OpBuilder builder(empty);
+    use->set(builder.clone(*empty)->getResult(0));
+  }
+}
+
 /// Aggregate named ops (linalg.softmax) as the ops they stand for (max,
 /// exp, sum, divide as linalg.generic and linalg.fill on tensors), which the
-/// schedules take one by one.
+/// schedules take one by one. Upstream's decomposition writes the
+/// exponentials into the softmax's own init and divides in place, and fills
+/// one tensor.empty for both statistics: bufferized, the exponentials went
+/// into the function's output and the max and the sum into one buffer, so
+/// no intermediate was the softmax's own and the row block could not take
+/// it (`fuse_into`: no_consumer_loop; three kernels). Each of these inits
+/// gets a tensor.empty of its own first: the form front ends that write the
+/// softmax out (torch-mlir) emit, each intermediate a buffer of its own.
 static llvm::Error decomposeAggregates(ModuleOp module) {
   SmallVector<linalg::AggregatedOpInterface> aggregates;
   module.walk([&](linalg::AggregatedOpInterface op) {
@@ -128,14 +149,28 @@ static llvm::Error decomposeAggregates(ModuleOp module) {
       aggregates.push_back(op);
   });
   for (linalg::AggregatedOpInterface op : aggregates) {
+    // The inits the decomposition may share: the op's own, and those it
+    // creates (between the op's previous and next ops).
+    SetVector<tensor::EmptyOp> inits;
+    for (Value v : op->getOperands())
+      if (auto empty = v.getDefiningOp<tensor::EmptyOp>())
+        inits.insert(empty);
+    Operation *before = op->getPrevNode();
+    Block *block = op->getBlock();
     OpBuilder builder(op);
     FailureOr<SmallVector<Value>> parts = op.decomposeOperation(builder);
     if (failed(parts) || parts->size() != op->getNumResults())
       return llvm::createStringError(
           "%s does not decompose into the ops it stands for",
           op->getName().getStringRef().str().c_str());
+    for (Operation *o = before ? before->getNextNode() : &block->front();
+         o && o != op.getOperation(); o = o->getNextNode())
+      if (auto empty = dyn_cast<tensor::EmptyOp>(o))
+        inits.insert(empty);
     op->replaceAllUsesWith(*parts);
     op->erase();
+    for (tensor::EmptyOp empty : inits)
+      untie(empty);
   }
   return llvm::Error::success();
 }

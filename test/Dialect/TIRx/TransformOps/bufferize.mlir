@@ -56,13 +56,26 @@ module attributes {transform.with_named_sequence} {
 // linalg.softmax (an aggregate named op, IREE's input form) is decomposed
 // into the ops it stands for before bufferization: a max over the row,
 // exp(x - max), their sum, the division; each a linalg op the schedules
-// take (tirx auto maps the result).
+// take (tirx auto maps the result). Each intermediate is a buffer of its
+// own, as torch-mlir writes a softmax out: the exponentials not in the
+// output (upstream's decomposition writes them there and divides in
+// place), the max and the sum not in one buffer; so the row block can
+// take them (fuse_into) and the softmax is one kernel.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: %[[X:[^:]+]]: memref<64x128xf32>, %[[Y:[^:]+]]: memref<64x128xf32>)
 // CHECK-NOT: linalg.softmax
+// CHECK-DAG: %[[EX:.+]] = memref.alloc() {{.*}} : memref<64x128xf32>
+// CHECK-DAG: %[[MAX:.+]] = memref.alloc() {{.*}} : memref<64xf32>
+// CHECK-DAG: %[[SUM:.+]] = memref.alloc() {{.*}} : memref<64xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[MAX]]
+// CHECK: ins(%[[X]] : {{.*}}) outs(%[[MAX]]
 // CHECK: arith.maxnumf
+// CHECK: ins(%[[X]], %[[MAX]] : {{.*}}) outs(%[[EX]]
 // CHECK: math.exp
+// CHECK: linalg.fill {{.*}} outs(%[[SUM]]
+// CHECK: ins(%[[EX]] : {{.*}}) outs(%[[SUM]]
 // CHECK: arith.addf
+// CHECK: ins(%[[EX]], %[[SUM]] : {{.*}}) outs(%[[Y]]
 // CHECK: arith.divf
 // CHECK-NOT: linalg.softmax
 func.func @softmax(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
