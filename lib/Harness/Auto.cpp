@@ -1238,6 +1238,53 @@ std::string text(const json::Value &v) {
 }
 } // namespace
 
+namespace {
+/// The facts of `version` (its id resolved: "head" and the like).
+Expected<std::pair<std::string, PayloadFacts>> factsAt(Session &session,
+                                                       const std::string &version) {
+  Expected<Result> shown = session.show(version);
+  if (!shown)
+    return shown.takeError();
+  Expected<PayloadFacts> facts =
+      inspectPayload(shown->text, shown->version, session.limits());
+  if (!facts)
+    return facts.takeError();
+  return std::make_pair(shown->version, std::move(*facts));
+}
+} // namespace
+
+Expected<Result>
+mlir::tirx::suggestSteps(Session &session, const std::string &version,
+                         const std::vector<std::string> &skipped) {
+  Expected<std::pair<std::string, PayloadFacts>> at = factsAt(session, version);
+  if (!at)
+    return at.takeError();
+  std::vector<Step> next = nextSteps(at->second, skipped);
+  Result out;
+  out.version = at->first;
+  json::Array steps;
+  for (const Step &step : next) {
+    json::Array candidates;
+    for (const json::Object &c : step.candidates)
+      candidates.push_back(json::Object(c));
+    out.text += step.why + (step.optional ? " (optional)" : "") + "\n";
+    for (const json::Object &c : step.candidates)
+      out.text += "  " + text(json::Object(c)) + "\n";
+    steps.push_back(json::Object{{"why", step.why},
+                                 {"optional", step.optional},
+                                 {"key", step.key},
+                                 {"candidates", std::move(candidates)}});
+  }
+  bool mapped = next.empty() && at->second.launched;
+  if (next.empty())
+    out.text = mapped ? "mapped: " + at->first + "\n"
+                      : "no rule applies to " + at->first + "\n";
+  out.data = json::Object{{"version", at->first},
+                          {"mapped", mapped},
+                          {"steps", std::move(steps)}};
+  return out;
+}
+
 Expected<Result> mlir::tirx::autoSchedule(
     Session &session, const std::string &version, const AutoOptions &options,
     llvm::function_ref<void(llvm::StringRef)> progress) {
@@ -1252,15 +1299,11 @@ Expected<Result> mlir::tirx::autoSchedule(
   std::optional<Refusal> last;
   std::string lastWhy;
   for (unsigned n = 0; n < options.maxSteps; ++n) {
-    Expected<Result> shown = session.show(at);
-    if (!shown)
-      return shown.takeError();
-    at = shown->version;
-    Expected<PayloadFacts> facts =
-        inspectPayload(shown->text, at, session.limits());
-    if (!facts)
-      return facts.takeError();
-    std::vector<Step> next = nextSteps(*facts, skipped);
+    Expected<std::pair<std::string, PayloadFacts>> here = factsAt(session, at);
+    if (!here)
+      return here.takeError();
+    at = here->first;
+    std::vector<Step> next = nextSteps(here->second, skipped);
     if (next.empty()) {
       Result out;
       out.version = at;

@@ -14,7 +14,8 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 from tirx import (GreedyPolicy, HarnessAgent, HarnessError, LLMPolicy,  # noqa: E402
                   MCPClient, Observation, RandomPolicy, TIRxContext, prompt_payload,
-                  choose_parallel_tiling, cyclic_chunk, row_block_threads, vector_widths)
+                  choose_parallel_tiling, cyclic_chunk, library_plan, row_block_threads,
+                  vector_widths)
 
 SAXPY = os.path.join(ROOT, "examples", "saxpy.mlir")
 
@@ -230,6 +231,50 @@ class AgentTest(unittest.TestCase):
                     v = other.apply(v, action["transform"], action["params"],
                                     target=action.get("target")).new_version
                 self.assertEqual(other.read_ir(v), ctx.read_ir(result["final_version"]))
+
+    def test_greedy_maps_what_its_own_rules_do_not_cover(self):
+        # Named ops (linalg.matmul, linalg.transpose, a batch matmul), a
+        # column reduction, a run-time size, a convolution, a row sum over a
+        # view: the greedy policy's own rules stopped or were refused on
+        # each (no_such_target, not_parallel...); the library's next step
+        # (tirx auto --suggest) takes it to a kernel, as tirx auto does.
+        for name in ("matmul_f32", "colsum_acc", "add_dynamic", "conv2d",
+                     "permute_0213_f16", "view_rowsum"):
+            with self.subTest(name=name), TIRxContext(
+                    workspace_dir=os.path.join(tempfile.mkdtemp(), "ws")) as ctx:
+                v1 = ctx.commit_ir(os.path.join(ROOT, "examples", "suite", name + ".mlir"))
+                result = HarnessAgent(GreedyPolicy(), ctx).run(v1, steps=48)
+                final = result["final_version"]
+                self.assertTrue(ctx.view(final, "thread_binding")["launches"],
+                                [(h["plan"], h["outcome"]) for h in result["history"]])
+                self.assertTrue(ctx.suggest(final)["mapped"])
+
+    def test_library_plan_passes_over_a_refused_optional_step(self):
+        # What auto does with an optional step each of whose candidates was
+        # refused (a pipeline a race check refuses): passed over, the next
+        # step's candidate taken; a refusal at another version is no
+        # refusal here.
+        pipe = {"transform": "pipeline", "params": {"stages": 2},
+                "target": {"op": "scf.for", "index": 0}}
+        gpu = {"transform": "map_to_gpu", "params": {}}
+        asked = []
+
+        def suggest(skipped=()):
+            asked.append(list(skipped))
+            steps = [{"why": "map", "optional": False, "key": "", "candidates": [gpu]}]
+            if "pipe" not in skipped:
+                steps.insert(0, {"why": "pipeline", "optional": True, "key": "pipe",
+                                 "candidates": [pipe]})
+            return {"steps": steps, "mapped": False}
+
+        refusal = {"from": "v7", "ok": False, "plan": {"transform": "pipeline",
+                   "params": {"stages": 2}, "target": {"op": "scf.for", "index": 0}}}
+        obs = Observation("v7", "", {}, {}, history=[refusal], suggest=suggest)
+        self.assertEqual(library_plan(obs).transform, "map_to_gpu")
+        self.assertEqual(asked, [[], ["pipe"]])
+        obs = Observation("v8", "", {}, {}, history=[refusal], suggest=suggest)
+        self.assertEqual(library_plan(obs).transform, "pipeline")
+        self.assertIsNone(library_plan(Observation("v8", "", {}, {})))
 
     def test_greedy_puts_softmax_in_one_kernel(self):
         # Two reductions in the row: 512 threads, for every op of the block.

@@ -8,7 +8,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
 if TYPE_CHECKING:  # only for the annotations: no import cycle at run time
     from .context import TIRxContext
@@ -38,6 +38,9 @@ class Observation:
     chip: str = ""        # the workspace's target, e.g. sm_90
     history: List[dict] = field(default_factory=list)  # HarnessAgent.run's steps
     times: Dict[str, dict] = field(default_factory=dict)  # version -> feedback_brief
+    # The library's next steps at `version` (TIRxContext.suggest: `tirx auto
+    # vN --suggest`), asked only when called: skipped keys -> its JSON.
+    suggest: Optional[Callable[[Sequence[str]], Dict[str, Any]]] = None
 
 
 class PolicyRefusal(Exception):
@@ -286,6 +289,32 @@ def _transpose_plan(loops: List[dict]) -> Optional[Plan]:
     return Plan("tile_to_threads", {"elements_per_thread": [8, 1]}, op["kind"])
 
 
+def library_plan(obs: Observation) -> Optional[Plan]:
+    """The library's next action at `obs.version` (`tirx auto`'s rules,
+    through `obs.suggest`): the first candidate of its next step not refused
+    at this version; an optional step each of whose candidates was refused
+    is passed over, as auto passes over it. None when the version is mapped
+    or no candidate is left (or `obs` cannot ask)."""
+    if obs.suggest is None:
+        return None
+    refused = {Plan(**h["plan"]).key() for h in obs.history
+               if h.get("from") == obs.version and not h.get("ok") and h.get("plan")}
+    skipped: List[str] = []
+    for _ in range(16):
+        steps = obs.suggest(skipped).get("steps") or []
+        if not steps:
+            return None
+        step = steps[0]
+        for c in step.get("candidates", []):
+            plan = Plan(c["transform"], c.get("params", {}), c.get("target"))
+            if plan.key() not in refused:
+                return plan
+        if not step.get("optional") or not step.get("key") or step["key"] in skipped:
+            return None
+        skipped.append(step["key"])
+    return None
+
+
 class GreedyPolicy:
     """Reads the views and the bottleneck and takes the next step of the
     classic schedule for an elementwise payload: blocks, threads, 16-byte
@@ -300,6 +329,19 @@ class GreedyPolicy:
     (matmuls, split reductions, column sums, ...)."""
 
     def plan(self, obs: Observation, schema: Dict[str, Any]) -> Optional[Plan]:
+        # Its own rules first; where they have nothing (a named op, a
+        # column sum, a run-time size...) or one of theirs was refused at
+        # this version, the library's (tirx auto's) next step, so that every
+        # payload auto maps, the greedy policy maps.
+        refused_here = any(h.get("from") == obs.version and not h.get("ok")
+                           for h in obs.history)
+        own = None if refused_here else self._own_plan(obs)
+        if own is not None:
+            return own
+        lib = library_plan(obs)
+        return lib if lib is not None else self._own_plan(obs)
+
+    def _own_plan(self, obs: Observation) -> Optional[Plan]:
         tried = {t["plan"] for t in obs.tried}
         bind = obs.views.get("thread_binding", {})
         loops = obs.views.get("loop_structure", {}).get("loops", [])
@@ -707,7 +749,8 @@ class HarnessAgent:
                            last_diff, tried, ir=self.ctx.read_ir(version),
                            task=session.get("task") or "",
                            chip=session.get("target") or self.ctx.target,
-                           history=list(history or []), times=dict(times or {}))
+                           history=list(history or []), times=dict(times or {}),
+                           suggest=lambda skipped=(): self.ctx.suggest(version, skipped))
 
     def run(self, version: str, steps: int = 8,
             profile_rounds: Optional[int] = None) -> Dict[str, Any]:

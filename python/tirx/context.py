@@ -1,7 +1,7 @@
 """TIRxContext: the seed's API over the harness."""
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from .client import HarnessError, MCPClient
 
@@ -151,6 +151,28 @@ class TIRxContext:
                 with open(feedback_file) as f:
                     return json.load(f)
             raise
+
+    def suggest(self, version_id: str, skipped: Sequence[str] = ()) -> Dict[str, Any]:
+        """`tirx auto vN --suggest`: the library's next steps at `version_id`,
+        nothing applied. Returns version, mapped and steps (why, optional,
+        key, candidates: actions best first); `skipped`: keys of optional
+        steps to pass over, as auto does once each of their candidates was
+        refused."""
+        import json
+        import subprocess
+        cmd = [self._client.tirx, "auto", version_id, "--suggest",
+               "--workspace", self.workspace_dir, "--json"]
+        for key in skipped:
+            cmd += ["--skip", key]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            out = json.loads(p.stdout)
+        except ValueError:
+            raise HarnessError(None, "tirx auto --suggest answered no JSON: " +
+                               (p.stdout + p.stderr)[-400:])
+        if not out.get("ok", True):
+            raise HarnessError(None, "tirx auto --suggest: %s" % out.get("error"))
+        return out
 
     def auto(self, version_id: str, max_steps: Optional[int] = None) -> Dict[str, Any]:
         """`tirx auto`: actions chosen by the library's rules from

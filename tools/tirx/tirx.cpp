@@ -51,6 +51,9 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
                                  (bufferize, tiles, vectors, reductions, mma),
                                  a refusal steering to the next candidate, until a
                                  version mapped to the GPU; each step a version
+  auto vN --suggest [--skip KEY]...
+                                 the rules' next steps and their candidate
+                                 actions, best first; nothing applied
   schema                         the JSON Schema of every action
   log                            the version tree
   show vN                        the payload text of vN (digest verified)
@@ -119,6 +122,8 @@ struct Invocation {
   std::vector<std::string> positional;
   std::map<std::string, std::string> options; // "--script" -> value
   std::vector<std::string> peers;             // --peer, repeatable
+  std::vector<std::string> skips;             // auto --skip, repeatable
+  bool suggest = false;                       // auto --suggest
   bool json = false;
   bool compileOnly = false;
   bool kernels = false; // tune --kernels
@@ -321,6 +326,10 @@ Expected<Result> runOn(Session &s, const Invocation &inv) {
   if (c == "auto") {
     if (p.size() != 1)
       return usage("auto takes one version id");
+    if (inv.suggest)
+      return suggestSteps(s, p[0], inv.skips);
+    if (!inv.skips.empty())
+      return usage("--skip goes with auto --suggest");
     AutoOptions options;
     if (inv.has("--max-steps")) {
       Expected<int64_t> n = intOption(inv, "--max-steps");
@@ -511,7 +520,7 @@ int TIRX_MAIN(int argc, char **argv) {
       "--time", "--db", "--jobs", "--top-k", "--batch", "--runner",
       "--measure", "--gpus", "--executor", "--partition", "--gres",
       "--max-jobs", "--shared", "--slurm-pending-timeout",
-      "--slurm-status-retries"};
+      "--slurm-status-retries", "--skip"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -530,6 +539,8 @@ int TIRX_MAIN(int argc, char **argv) {
       inv.options[a] = "on";
     } else if (a == "--kernels") {
       inv.kernels = true;
+    } else if (a == "--suggest") {
+      inv.suggest = true;
     } else if (valued.count(a)) {
       if (i + 1 >= argc) {
         std::cerr << "tirx: " << a << " needs a value\n";
@@ -544,6 +555,8 @@ int TIRX_MAIN(int argc, char **argv) {
         inv.who.session = v;
       else if (a == "--peer")
         inv.peers.push_back(v);
+      else if (a == "--skip")
+        inv.skips.push_back(v);
       else
         inv.options[a] = v;
     } else if (a.size() > 1 && a[0] == '-') {

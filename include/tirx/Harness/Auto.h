@@ -194,6 +194,16 @@ autoSchedule(Session &session, const std::string &version,
              const AutoOptions &options = {},
              llvm::function_ref<void(llvm::StringRef)> progress = {});
 
+/// The rules' next steps at `version`, nothing applied: what `tirx auto`
+/// would try next (`tirx auto vN --suggest`, the Python GreedyPolicy's
+/// fallback). `data`: "version", "mapped" and "steps", each with "why",
+/// "optional", "key" and its "candidates" (actions, best first); no steps
+/// when the version is mapped. `skipped`: keys of optional steps to pass
+/// over (every candidate of them refused), as auto passes over them.
+llvm::Expected<Result> suggestSteps(Session &session,
+                                    const std::string &version,
+                                    const std::vector<std::string> &skipped);
+
 /// The facts of a payload (text), computed in a child process.
 llvm::Expected<PayloadFacts> inspectPayload(const std::string &payloadText,
                                             const std::string &name,
