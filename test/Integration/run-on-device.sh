@@ -24,7 +24,7 @@ limit=${2:-540}
 case $part in
   1) filter='suite\.test' ;;
   2) filter='tune16|tune\.test|tune-gpus|host|counters|strict' ;;
-  3) filter='matmul16|matmul-bias-gelu|linear16' ;;
+  3) filter='matmul16|matmul-bias-gelu|linear16|linear-tf32' ;;
   4) filter='dynamic|trust|worker|norms|recipes|saxpy|planted|domain' ;;
   5) filter='CudaRuntime/' ;;
   *) filter=$part ;;
