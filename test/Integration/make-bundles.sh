@@ -135,6 +135,11 @@ from_recipe recipe-matmul_bf16-wgmma-odd "$in/matmul_bf16-odd.mlir" \
 export_ref linear_f32-odd-ref "$in/linear_f32-odd.mlir"
 from_recipe recipe-linear_f32-wgmma-odd "$in/linear_f32-odd.mlir" \
   "$ex/recipes/linear_f32-wgmma.json"
+# ... and with a bias and GELU in its epilogue (one kernel), by the bf16
+# recipe.
+export_ref linear_bias_gelu_f32-ref "$in/linear_bias_gelu_f32.mlir"
+from_recipe recipe-linear_bias_gelu_f32-wgmma "$in/linear_bias_gelu_f32.mlir" \
+  "$ex/recipes/matmul_bias_gelu_bf16-wgmma.json"
 # The payload suite (examples/suite): each recipe's bundle (suite-<name>)
 # and its reference (suite-<name>-ref); tensor payloads bufferized by the
 # passes the coming `bufferize` action runs. A payload whose recipe does
