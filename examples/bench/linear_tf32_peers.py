@@ -20,15 +20,6 @@ except ImportError:  # syntax checks and report.py on hosts without Triton
 N = 4096
 
 
-def _configs(triton):
-    """(BM, BN, BK, stages, warps): Hopper tiles for f32 inputs (shared
-    memory per stage (BM + BN) x BK x 4 bytes)."""
-    table = [(128, 128, 32, 3, 4), (128, 128, 32, 4, 8), (128, 256, 32, 3, 8),
-             (256, 128, 32, 3, 8), (128, 128, 64, 3, 8), (64, 128, 32, 4, 4)]
-    return [triton.Config({"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8},
-                          num_stages=s, num_warps=w) for bm, bn, bk, s, w in table]
-
-
 if triton is not None:
     from matmul16_peers import grouped_tile
 
@@ -53,6 +44,7 @@ if triton is not None:
 
 def run(timer, samples, keep):
     import torch
+    import matmul_peers
     from timing import measure, triton_best_config
     n = N
     torch.manual_seed(0)
@@ -65,7 +57,10 @@ def run(timer, samples, keep):
     def prepare():
         c.copy_(c0)
 
-    tuned = triton.autotune(configs=_configs(triton), key=["n"])(linear_kernel)
+    # matmul_peers' tf32 tiles for large sizes (f32 inputs: (BM + BN) x BK x 4
+    # bytes of shared memory a stage).
+    tuned = triton.autotune(configs=matmul_peers._configs(triton, "tf32", n),
+                            key=["n"])(linear_kernel)
 
     def triton_fn():
         tuned[lambda m: ((n // m["BM"]) * (n // m["BN"]),)](a, w, c, n)
