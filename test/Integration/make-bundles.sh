@@ -135,7 +135,11 @@ from_recipe recipe-matmul_bf16-wgmma-odd "$in/matmul_bf16-odd.mlir" \
 export_ref linear_f32-odd-ref "$in/linear_f32-odd.mlir"
 from_recipe recipe-linear_f32-wgmma-odd "$in/linear_f32-odd.mlir" \
   "$ex/recipes/linear_f32-wgmma.json"
-# ... and with a bias and GELU in its epilogue (one kernel), by the bf16
+# A bf16 linear on the same K-major path (test/Integration/linear16.test).
+export_ref linear_bf16-ref "$in/linear_bf16.mlir"
+from_recipe recipe-linear_bf16-wgmma "$in/linear_bf16.mlir" \
+  "$ex/recipes/matmul_bf16-wgmma.json"
+# The tf32 linear with a bias and GELU in its epilogue (one kernel), by the bf16
 # recipe.
 export_ref linear_bias_gelu_f32-ref "$in/linear_bias_gelu_f32.mlir"
 from_recipe recipe-linear_bias_gelu_f32-wgmma "$in/linear_bias_gelu_f32.mlir" \
