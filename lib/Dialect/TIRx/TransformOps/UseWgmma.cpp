@@ -237,9 +237,9 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                              TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
   DiagnosedSilenceableFailure refusal = DiagnosedSilenceableFailure::success();
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics())
-    return wrongTarget(self, target, "a linalg.matmul on buffers");
+  linalg::MatmulOp matmul = bufferMatmul(self, target, refusal);
+  if (!matmul)
+    return refusal;
   // B as (n, k) (nn.Linear's x W^T) is K-major, as wgmma reads it without a
   // transpose; A must be (m, k).
   std::string why;
