@@ -204,6 +204,65 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A tf32 linear + bias + GELU (the recipe of matmul_bias_gelu_bf16-wgmma):
+// the K-major path stores its accumulators into the shared tile the
+// epilogue reads, which computes the consumer on vectors of four.
+// CHECK-LABEL: func.func @linear_bias_gelu_f32
+//   CHECK-NOT:   linalg.
+//       CHECK:     scf.forall (%[[TID:.*]]) in (256)
+//       CHECK:       nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+//       CHECK:       nvvm.wgmma.wait.group.sync.aligned 0
+//       CHECK:       vector.store %{{.*}}, %[[SUMS:.*]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<128x264xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+//       CHECK:       gpu.barrier
+//       CHECK:       scf.for %{{.*}} = %[[TID]] to %c8192 step %c256
+//       CHECK:         %[[SUM:.*]] = vector.load %[[SUMS]]
+//       CHECK:         %[[BIAS:.*]] = vector.load %{{.*}} : memref<256xf32, strided<[1], offset: ?>>, vector<4xf32>
+//       CHECK:         arith.addf %[[SUM]], %[[BIAS]] : vector<4xf32>
+//       CHECK:         math.erf %{{.*}} : vector<4xf32>
+//   CHECK-NOT:   linalg.
+//       CHECK:   return
+#mn = affine_map<(m, n) -> (m, n)>
+#n = affine_map<(m, n) -> (n)>
+func.func @linear_bias_gelu_f32(%A: memref<256x256xf32>, %W: memref<512x256xf32>,
+                                %bias: memref<512xf32>, %Y: memref<256x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<256x512xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<256x512xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                 affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+                ins(%A, %W : memref<256x256xf32>, memref<512x256xf32>)
+                outs(%acc : memref<256x512xf32>)
+  linalg.generic {indexing_maps = [#mn, #n, #mn], iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<256x512xf32>, memref<512xf32>) outs(%Y : memref<256x512xf32>) {
+  ^bb0(%s: f32, %b: f32, %o: f32):
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %rsqrt2 = arith.constant 0.70710678118654752 : f32
+    %x = arith.addf %s, %b : f32
+    %u = arith.mulf %x, %rsqrt2 : f32
+    %e = math.erf %u : f32
+    %p = arith.addf %e, %one : f32
+    %h = arith.mulf %x, %half : f32
+    %y = arith.mulf %h, %p : f32
+    linalg.yield %y : f32
+  }
+  memref.dealloc %acc : memref<256x512xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [128, 256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %fm = transform.tirx.fuse_into %m {max_shared_bytes = 131072} : (!transform.any_op) -> !transform.any_op
+    %w = transform.tirx.use_wgmma %fm stages 4 warpgroups 2 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Refused: f32 with a B held as (k, n) (wgmma transposes 16-bit operands
 // only): the hint says to hold it as (n, k).
 func.func @f32_n_major(%A: memref<128x64xf32>, %B: memref<64x128xf32>, %C: memref<128x128xf32>) {
