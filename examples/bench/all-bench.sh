@@ -12,7 +12,7 @@
 #   TIRX_BENCH_SAMPLES       samples per kernel, TIRx and peers alike (1000)
 #   TIRX_BENCH_ONLY          a comma list of saxpy,exp-scale,rowsum,rmsnorm,matmul,
 #                            matmul_bf16,matmul_f16,matmul_bias_gelu,
-#                            matmul_bf16_sizes
+#                            matmul_bf16_sizes,linear_tf32
 #   TIRX_BENCH_COMPILE_MODE  torch.compile mode (max-autotune-no-cudagraphs)
 #   TIRX_BENCH_COMMIT        the commit to name in the table (default: git's)
 # Exit status: 1 if a TIRx bundle failed its check or was implausible, or a
@@ -60,6 +60,9 @@ for bench in ${only//,/ }; do
                 bench-matmul_bf16_$size-wgmma bench-matmul_bf16_$size-wgmma128
             done
             tirx matmul_bf16_odd bench-matmul_bf16_odd-ref bench-matmul_bf16_odd-wgmma ;;
+    linear_tf32)
+            tirx linear_tf32 linear_f32-ref recipe-linear_f32-wgmma \
+              bench-linear_f32-wgmma128 bench-linear_f32-wgmma256s3 ;;
     *) echo "all-bench.sh: unknown benchmark '$bench'" >&2; exit 2 ;;
   esac
 done

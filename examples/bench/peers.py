@@ -21,13 +21,14 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 BENCHES = ["saxpy", "exp-scale", "rowsum", "rmsnorm", "matmul", "matmul_bf16",
-           "matmul_f16", "matmul_bias_gelu", "matmul_bf16_sizes"]
+           "matmul_f16", "matmul_bias_gelu", "matmul_bf16_sizes", "linear_tf32"]
 MODULES = {"saxpy": "saxpy_peers", "exp-scale": "exp_scale_peers",
            "rowsum": "rowsum_peers", "rmsnorm": "rmsnorm_peers",
            "matmul": "matmul_peers", "matmul_bf16": "matmul_bf16_peers",
            "matmul_f16": "matmul_f16_peers",
            "matmul_bias_gelu": "matmul_bias_gelu_peers",
-           "matmul_bf16_sizes": "matmul_bf16_sizes_peers"}
+           "matmul_bf16_sizes": "matmul_bf16_sizes_peers",
+           "linear_tf32": "linear_tf32_peers"}
 # Benchmarks of several sizes: run() returns one result per size suffix,
 # listed in the report as PREFIX + suffix.
 SIZED = {"matmul": ("matmul", ("256", "2048")),

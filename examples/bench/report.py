@@ -72,6 +72,11 @@ for _s in MATMUL16_SIZES:
                                 else "128x256, 2 warpgroups, 4 TMA stages"))] + (
         [] if _s == "odd" else
         [("bench-matmul_bf16_%s-wgmma128" % _s, "TIRx use_wgmma 128x128, 1 warpgroup, 4 TMA stages")])
+TIRX["linear_tf32"] = [
+    ("recipe-linear_f32-wgmma",
+     "TIRx use_wgmma tf32 128x256, 2 warpgroups, 4 TMA stages, A and W K-major (linear_f32-wgmma)"),
+    ("bench-linear_f32-wgmma128", "TIRx use_wgmma tf32 128x128, 1 warpgroup, 4 TMA stages"),
+    ("bench-linear_f32-wgmma256s3", "TIRx use_wgmma tf32 128x256, 2 warpgroups, 3 TMA stages")]
 TITLES = {"saxpy": "saxpy 2^26 f32 (y in place)",
           "exp-scale": "exp-scale 2^20 f32",
           "rowsum": "row sums 1024x16384 f32 (s +=)",
@@ -80,12 +85,13 @@ TITLES = {"saxpy": "saxpy 2^26 f32 (y in place)",
           "matmul2048": "matmul 2048^3 f32 (C +=)",
           "matmul_bf16": "matmul 4096^3 bf16 inputs, f32 sums (C f32 +=)",
           "matmul_f16": "matmul 4096^3 f16 inputs, f32 sums (C f32 +=)",
-          "matmul_bias_gelu": "matmul 4096^3 bf16 + bias + GELU (erf), f32 Y"}
+          "matmul_bias_gelu": "matmul 4096^3 bf16 + bias + GELU (erf), f32 Y",
+          "linear_tf32": "linear 4096^3 f32, tf32 products (C += A W^T, W as (n, k))"}
 TITLES.update({"matmul_bf16_" + s: "matmul %s bf16 inputs, f32 sums (C f32 +=)" % t
                for s, t in MATMUL16_SIZES.items()})
 ORDER = ["saxpy", "exp-scale", "rowsum", "rmsnorm", "matmul256", "matmul2048",
          "matmul_bf16", "matmul_f16", "matmul_bias_gelu"] + [
-             "matmul_bf16_" + s for s in MATMUL16_SIZES]
+             "matmul_bf16_" + s for s in MATMUL16_SIZES] + ["linear_tf32"]
 
 
 def load(path, default=None):
@@ -260,7 +266,7 @@ def main():
         if tirx is None and pb is None:
             continue
         b = {"title": TITLES[bench],
-             "kind": "compute" if bench.startswith("matmul") else "memory",
+             "kind": "compute" if bench.startswith(("matmul", "linear")) else "memory",
              "bytes_moved": (pb or {}).get("bytes_moved"), "flops": (pb or {}).get("flops"),
              "entries": (tirx or []) + list((pb or {}).get("entries", []))}
         if pb and pb.get("error"):

@@ -224,6 +224,12 @@ OpFlops mlir::tirx::opFlops(Operation *op) {
     return {2 * a.getDimSize(0) * a.getDimSize(1) * b.getDimSize(1),
             /*threads=*/128};
   }
+  if (auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+    // use_wgmma's K-major path writes NVVM's op itself: one m64nNkK.
+    NVVM::MMAShapeAttr shape = wgmma.getShape();
+    return {2 * int64_t(shape.getM()) * shape.getN() * shape.getK(),
+            /*threads=*/128};
+  }
   if (op->getNumResults() != 1)
     return {};
   // The bf16 products (tirx-lower-bf16-mma writes them as NVVM's op, whose

@@ -30,6 +30,9 @@ export_ref layernorm-ref "$ex/layernorm.mlir"
 export_ref prime-saxpy-ref "$ex/prime-saxpy.mlir"
 export_ref matmul_bf16-ref "$ex/matmul_bf16.mlir"
 export_ref matmul_f16-ref "$ex/matmul_f16.mlir"
+# An f32 linear (W held as (n, k)) on use_wgmma in tf32
+# (recipe-linear_f32-wgmma below; test/Integration/linear-tf32.test).
+export_ref linear_f32-ref "$ex/linear_f32.mlir"
 # matmul + bias + GELU (recipe-matmul_bias_gelu_bf16-wgmma below: one
 # kernel); its reference is three (fill, matmul, GELU) with a scratch buffer.
 export_ref matmul_bias_gelu_bf16-ref "$ex/matmul_bias_gelu_bf16.mlir"
@@ -127,6 +130,20 @@ done
 export_ref matmul_bf16-odd-ref "$in/matmul_bf16-odd.mlir"
 from_recipe recipe-matmul_bf16-wgmma-odd "$in/matmul_bf16-odd.mlir" \
   "$ex/recipes/matmul_bf16-wgmma.json"
+# use_wgmma's tf32 linear at odd sizes: tails in M and N, a last tile of 4
+# along K (test/Integration/linear-tf32.test).
+export_ref linear_f32-odd-ref "$in/linear_f32-odd.mlir"
+from_recipe recipe-linear_f32-wgmma-odd "$in/linear_f32-odd.mlir" \
+  "$ex/recipes/linear_f32-wgmma.json"
+# A bf16 linear on the same K-major path (test/Integration/linear16.test).
+export_ref linear_bf16-ref "$in/linear_bf16.mlir"
+from_recipe recipe-linear_bf16-wgmma "$in/linear_bf16.mlir" \
+  "$ex/recipes/matmul_bf16-wgmma.json"
+# The tf32 linear with a bias and GELU in its epilogue (one kernel), by the bf16
+# recipe.
+export_ref linear_bias_gelu_f32-ref "$in/linear_bias_gelu_f32.mlir"
+from_recipe recipe-linear_bias_gelu_f32-wgmma "$in/linear_bias_gelu_f32.mlir" \
+  "$ex/recipes/matmul_bias_gelu_bf16-wgmma.json"
 # The payload suite (examples/suite): each recipe's bundle (suite-<name>)
 # and its reference (suite-<name>-ref); tensor payloads bufferized by the
 # passes the coming `bufferize` action runs. A payload whose recipe does

@@ -53,12 +53,11 @@ DiagnosedSilenceableFailure wrongTarget(transform::TransformOpInterface op,
                                         Operation *target,
                                         StringRef expected);
 
-/// The target as a linalg.matmul on buffers with the default maps
-/// (C[m, n] += A[m, k] * B[k, n]); else null, with the refusal (naming
-/// `transform`) in `refusal`. (UseMma.cpp)
-linalg::MatmulOp plainMatmul(transform::TransformOpInterface op,
-                             Operation *target, StringRef transform,
-                             DiagnosedSilenceableFailure &refusal);
+/// The target as a linalg.matmul on buffers (any indexing maps); else
+/// null, with the refusal in `refusal`. (UseMma.cpp)
+linalg::MatmulOp bufferMatmul(transform::TransformOpInterface op,
+                              Operation *target,
+                              DiagnosedSilenceableFailure &refusal);
 
 /// A copy into or out of shared memory, fenced by barriers.
 LogicalResult copyThroughBarriers(OpBuilder &b, Value src, Value dst);

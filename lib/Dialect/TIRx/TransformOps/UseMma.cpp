@@ -106,30 +106,14 @@ DiagnosedSilenceableFailure checkOperands(TransformOpInterface self,
   return DiagnosedSilenceableFailure::success();
 }
 
-/// `target` as a linalg.matmul on buffers, or null with `refusal` set.
-linalg::MatmulOp bufferMatmul(TransformOpInterface op, Operation *target,
-                              DiagnosedSilenceableFailure &refusal) {
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics()) {
-    refusal = wrongTarget(op, target, "a linalg.matmul on buffers");
-    return nullptr;
-  }
-  return matmul;
-}
 } // namespace
 
 linalg::MatmulOp
-tirx::detail::plainMatmul(TransformOpInterface op, Operation *target,
-                          StringRef transform,
-                          DiagnosedSilenceableFailure &refusal) {
-  linalg::MatmulOp matmul = bufferMatmul(op, target, refusal);
-  if (!matmul)
-    return nullptr;
-  if (matmul.hasUserDefinedMaps()) {
-    refusal = reject(op, target, RefusalCode::not_applicable,
-                     "the matmul has its own indexing maps (a transposed or "
-                     "broadcast operand); " +
-                         transform + " takes C[m, n] += A[m, k] * B[k, n]");
+tirx::detail::bufferMatmul(TransformOpInterface op, Operation *target,
+                           DiagnosedSilenceableFailure &refusal) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (!matmul || !matmul.hasPureBufferSemantics()) {
+    refusal = wrongTarget(op, target, "a linalg.matmul on buffers");
     return nullptr;
   }
   return matmul;

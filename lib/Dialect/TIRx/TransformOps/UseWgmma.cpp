@@ -237,9 +237,24 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                              TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
   DiagnosedSilenceableFailure refusal = DiagnosedSilenceableFailure::success();
-  linalg::MatmulOp matmul = plainMatmul(self, target, "use_wgmma", refusal);
+  linalg::MatmulOp matmul = bufferMatmul(self, target, refusal);
   if (!matmul)
     return refusal;
+  // B as (n, k) (nn.Linear's x W^T) is K-major, as wgmma reads it without a
+  // transpose; A must be (m, k).
+  std::string why;
+  FailureOr<tirx::MmaLayout> layout = tirx::mmaLayout(matmul, why);
+  if (failed(layout) || layout->transposeA)
+    return reject(self, target, RefusalCode::not_applicable,
+                  (failed(layout) ? why
+                                  : std::string("A is read as (k, m)")) +
+                      "; use_wgmma takes C[m, n] += A[m, k] * B[k, n] with "
+                      "A as (m, k) and B as (k, n) or (n, k)",
+                  failed(layout)
+                      ? "copy the broadcast operand into a full buffer first"
+                      : "transpose A first (a linalg.transpose into an "
+                        "(m, k) buffer)");
+  const bool kMajorB = layout->transposeB;
   scf::ForallOp blocks;
   for (Operation *p = target->getParentOp(); p; p = p->getParentOp())
     if (auto forall = dyn_cast<scf::ForallOp>(p);
@@ -276,7 +291,8 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                     "tile the op with tile_to_blocks so that its operands "
                     "are static tiles");
   }
-  std::optional<WgmmaSources> sources = findWgmmaSources(matmul, blocks);
+  std::optional<WgmmaSources> sources =
+      findWgmmaSources(matmul, blocks, kMajorB);
   if (!sources)
     return reject(self, target, RefusalCode::not_a_tile,
                   "A and B are not tiles (unit-stride subviews taking all "
@@ -289,15 +305,27 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   Type elemA = cast<MemRefType>(a.getType()).getElementType();
   Type elemB = cast<MemRefType>(b.getType()).getElementType();
   Type elemC = cast<MemRefType>(c.getType()).getElementType();
-  if (elemA != elemB || !(elemA.isF16() || elemA.isBF16()) || !elemC.isF32()) {
+  if (elemA != elemB ||
+      !(elemA.isF16() || elemA.isBF16() || elemA.isF32()) || !elemC.isF32()) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "A, B and C are " << elemA << ", " << elemB << " and " << elemC
-       << "; use_wgmma takes f16 or bf16 A and B (alike) summed into an "
-          "f32 C";
+       << "; use_wgmma takes f16, bf16 or f32 (as tf32) A and B (alike) "
+          "summed into an f32 C";
     return reject(self, target, RefusalCode::unsupported_type, text,
                   "use use_mma for other types");
   }
+  // wgmma transposes 16-bit operands only (PTX ISA, wgmma.mma_async:
+  // imm-trans-a/b for .f16 and .bf16): a 32-bit B must be K-major.
+  if (elemA.isF32() && !kMajorB)
+    return reject(self, target, RefusalCode::unsupported_type,
+                  "B is read as (k, n), N contiguous: wgmma takes f32 (tf32) "
+                  "operands K-major only (it transposes 16-bit ones only), "
+                  "so B must be held as (n, k)",
+                  "transpose B first (a K-major B: a linalg.matmul whose B "
+                  "map is (m, n, k) -> (n, k), as nn.Linear's x W^T is), or "
+                  "use use_mma");
+  const int64_t elemBytes = elemA.getIntOrFloatBitWidth() / 8;
 
   ArrayRef<int64_t> shapeC = cast<MemRefType>(c.getType()).getShape();
   int64_t bm = shapeC[0], bn = shapeC[1];
@@ -314,13 +342,15 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   if (bn % kWgmmaTileK != 0 || bn > 256)
     return reject(self, target, RefusalCode::bad_block_size,
                   "the block tile has " + Twine(bn) +
-                      " columns; use_wgmma takes 64, 128, 192 or 256 (B "
-                      "arrives in 64-column boxes, wgmma takes N <= 256)",
+                      " columns; use_wgmma takes 64, 128, 192 or 256 " +
+                      (kMajorB ? Twine("(wgmma takes N <= 256)")
+                               : Twine("(B arrives in 64-column boxes, "
+                                       "wgmma takes N <= 256)")),
                   "tile_to_blocks with tile sizes [128, 128] or [128, 256]");
   auto fullA = cast<MemRefType>(sources->a.getType());
   auto fullB = cast<MemRefType>(sources->b.getType());
   int64_t m = fullA.getDimSize(0), k = fullA.getDimSize(1),
-          n = fullB.getDimSize(1);
+          n = fullB.getDimSize(kMajorB ? 0 : 1);
   // Tail tiles: the full tile's schedule computes them too (TMA fills
   // what lies past M and N with zeros), its stores guarded.
   scf::IfOp tails;
@@ -337,22 +367,30 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                                      "tile_to_blocks split off (matmuls on "
                                      "the same buffers)")),
                     "pick block tile sizes that divide M and N");
-    if (n % 8 != 0)
+    // The guarded stores write C four columns at a time.
+    if (kMajorB && n % 4 != 0)
+      return reject(self, target, RefusalCode::not_divisible,
+                    "N = " + Twine(n) + " is not a multiple of 4: the tail "
+                    "blocks store C four columns at a time");
+    if (!kMajorB && n % 8 != 0)
       return reject(self, target, RefusalCode::not_divisible,
                     "N = " + Twine(n) + " is not a multiple of 8: the rows "
                     "of B (" + Twine(n * 2) + " bytes) are not a multiple "
                     "of 16 bytes, which TMA's tensor maps need");
   }
   // A tensor map's rows are a multiple of 16 bytes (cuTensorMapEncodeTiled):
-  // A's are K 16-bit elements. A last tile of K shorter than 64 is
-  // zero-filled by TMA.
-  if (k % 8 != 0)
+  // A's (and a K-major B's) are K elements. A last tile of K shorter than a
+  // staged row is zero-filled by TMA.
+  const int64_t kAlign = 16 / elemBytes;
+  if (k % kAlign != 0)
     return reject(self, target, RefusalCode::not_divisible,
-                  "K = " + Twine(k) + " is not a multiple of 8: the rows of "
-                  "A (" + Twine(k * 2) + " bytes) are not a multiple of 16 "
-                  "bytes, which TMA's tensor maps need",
-                  "pad K to a multiple of 8 (zeros in A and B), or use "
-                  "use_mma");
+                  "K = " + Twine(k) + " is not a multiple of " +
+                      Twine(kAlign) + ": the rows of A (" +
+                      Twine(k * elemBytes) +
+                      " bytes) are not a multiple of 16 bytes, which TMA's "
+                      "tensor maps need",
+                  "pad K to a multiple of " + Twine(kAlign) +
+                      " (zeros in A and B), or use use_mma");
   if (bm * bn / (128 * groups) > kMaxSumsPerThread)
     return reject(self, target, RefusalCode::too_wide,
                   "each thread would hold " + Twine(bm * bn / (128 * groups)) +

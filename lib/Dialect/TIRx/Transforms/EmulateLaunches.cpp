@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -815,8 +816,8 @@ struct EmulateLaunchesPass
     // Hopper's asynchronous units have no CPU model here: say so once, at
     // the first of their ops, rather than at whichever nvgpu op comes first.
     WalkResult hopper = module.walk([](Operation *op) {
-      if (isa<nvgpu::WarpgroupMmaOp, nvgpu::TmaAsyncLoadOp,
-              nvgpu::TmaCreateDescriptorOp>(op)) {
+      if (isa<nvgpu::WarpgroupMmaOp, NVVM::WgmmaMmaAsyncOp,
+              nvgpu::TmaAsyncLoadOp, nvgpu::TmaCreateDescriptorOp>(op)) {
         op->emitError() << "tirx-emulate-launches: wgmma and TMA (use_wgmma) "
                            "are not emulated; check this schedule on the GPU "
                            "(tirx-run)";

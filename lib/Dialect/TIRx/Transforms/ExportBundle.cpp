@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExpr.h"
@@ -507,10 +508,14 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
       kernel.flops = 0;
     }
     // The math mode of the products on tensor cores (Manifest.h): tf32
-    // (use_mma on f32), f16 or bf16 (16x8x16; bf16 is nvvm.mma.sync here,
-    // lowered already by tirx-lower-bf16-mma).
+    // (use_mma on f32, use_wgmma's wgmma.mma_async on f32), f16 or bf16
+    // (16x8x16; bf16 is nvvm.mma.sync here, lowered already by
+    // tirx-lower-bf16-mma).
     func.walk([&](Operation *op) {
-      if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
+      if (auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+        if (wgmma.getTypeA() == NVVM::WGMMATypes::tf32)
+          manifest.math = "tf32";
+      } else if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
         Type a = mma.getMatrixA().getType().getElementType();
         if (mma.getTf32Enabled())
           manifest.math = "tf32";

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -136,7 +137,8 @@ LogicalResult mlir::tirx::selectChipForKernels(
     function_ref<InFlightDiagnostic()> emitError) {
   Operation *hopperOnly = nullptr;
   module.walk([&](Operation *op) {
-    if (isa<nvgpu::WarpgroupMmaOp, nvgpu::TmaAsyncLoadOp>(op)) {
+    if (isa<nvgpu::WarpgroupMmaOp, NVVM::WgmmaMmaAsyncOp,
+            nvgpu::TmaAsyncLoadOp>(op)) {
       hopperOnly = op;
       return WalkResult::interrupt();
     }

@@ -11,6 +11,17 @@
 // after the loop C's f32 tile (BM x (BN + 8): padded rows spread the
 // accumulator stores over the banks) over the same bytes.
 //
+// A K-major B (held as (n, k), nn.Linear's weight) is staged as A is: BN
+// rows of 128 bytes along K (32 f32 or 64 16-bit elements), one box. wgmma
+// then reads both operands without a transpose, which is the only way it
+// reads 32-bit ones (PTX ISA, wgmma.mma_async: imm-trans-a/b for .f16 and
+// .bf16 only). Upstream's nvgpu.warpgroup.mma takes neither f32 (tf32)
+// descriptors nor a K-major B, so that path emits NVVM's wgmma.mma_async
+// itself: the matrix descriptors (start address, 1024-byte stride between
+// groups of 8 rows, 128-byte swizzle; a K step of wgmma, 8 tf32 or 16
+// 16-bit elements, is 32 bytes into the swizzled rows), the accumulators as
+// LLVM structs (a 64-row group each), stored by their fragment layout.
+//
 // Synchronization: full[s] (one arrival: thread 0's expect_tx, then the
 // bytes of the TMA loads) says stage s holds its tile; empty[s] (one
 // arrival per warp) says every warp's wgmma that read stage s is complete.
@@ -25,6 +36,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -35,6 +47,7 @@
 using namespace mlir;
 using tirx::kWgmmaM;
 using tirx::kWgmmaSharedAlign;
+using tirx::kWgmmaRowBytes;
 using tirx::kWgmmaTileK;
 
 namespace {
@@ -42,6 +55,16 @@ namespace {
 constexpr int64_t kBoxBytes = kWgmmaTileK * kWgmmaTileK * 2;
 /// f32 elements of padding per row of C's tile in shared memory.
 constexpr int64_t kCPad = 8;
+/// Bytes of one K step of wgmma in a staged row: 8 tf32 or 16 16-bit
+/// elements.
+constexpr int64_t kWgmmaStepBytes = 32;
+/// The fixed fields of a K-major wgmma matrix descriptor (PTX ISA, "Matrix
+/// Descriptor Format"): the 128-byte swizzle (bits 62-63: 1), the stride
+/// between groups of 8 rows, 1024 bytes >> 4 (bits 32-45), and the leading
+/// byte offset, unused by a swizzled K-major layout (bits 16-29: 1). The
+/// start address >> 4 goes in bits 0-13.
+constexpr uint64_t kKMajorDescriptor =
+    (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 16);
 
 /// The full buffer a tile is a subview of, and the tile's offset along
 /// `offsetDim`, when the tile takes the buffer's whole dimension `wholeDim`
@@ -172,22 +195,289 @@ static void eraseEpilogue(RewriterBase &rewriter,
     rewriter.eraseOp(alloc);
 }
 
+int64_t tirx::wgmmaTileK(Type elementType) {
+  return kWgmmaRowBytes / (elementType.getIntOrFloatBitWidth() / 8);
+}
+
 std::optional<tirx::WgmmaSources>
-tirx::findWgmmaSources(linalg::MatmulOp matmul, scf::ForallOp blocks) {
+tirx::findWgmmaSources(linalg::MatmulOp matmul, scf::ForallOp blocks,
+                       bool kMajorB) {
   WgmmaSources sources;
+  sources.kMajorB = kMajorB;
   sources.a = tileSource(matmul.getDpsInputOperand(0)->get(), blocks,
                          /*wholeDim=*/1, /*offsetDim=*/0, sources.rowA);
+  // B as (k, n): all of K is dimension 0; as (n, k), dimension 1.
   sources.b = tileSource(matmul.getDpsInputOperand(1)->get(), blocks,
-                         /*wholeDim=*/0, /*offsetDim=*/1, sources.colB);
+                         /*wholeDim=*/kMajorB ? 1 : 0,
+                         /*offsetDim=*/kMajorB ? 0 : 1, sources.colB);
   if (!sources.a || !sources.b)
     return std::nullopt;
   return sources;
 }
 
 int64_t tirx::wgmmaSharedBytes(int64_t bm, int64_t bn, int64_t stages) {
-  int64_t staged = stages * (bm + bn) * kWgmmaTileK * 2;
+  int64_t staged = stages * (bm + bn) * kWgmmaRowBytes;
   int64_t cTile = bm * (bn + kCPad) * 4;
   return std::max(staged, cTile) + kWgmmaSharedAlign;
+}
+
+namespace {
+/// The threads' body of useWgmma: its shared buffer, barriers and tensor
+/// maps, and what both of its K loops do (wait for a stage, load it,
+/// release and refill it).
+struct Staging {
+  RewriterBase &rewriter;
+  Location loc;
+  Emitter &b;
+  MLIRContext *ctx;
+  Type elem;
+  int64_t bm, bn, stages, groups, groupRows, kTiles, tileK;
+  int64_t aBytes, bBytes, bBase;
+  bool kMajorB;
+  /// The buffer, its address and the bytes to its first 1024-byte boundary.
+  Value raw, address, pad;
+  Value full, empty, mapA, mapB, row0, col0, tid, isFirst, isLane0;
+
+  MemRefType smemType(ArrayRef<int64_t> shape, Type type) const {
+    return MemRefType::get(
+        shape, type, AffineMap(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  }
+  Value view(Value byteOffset, MemRefType type) {
+    return memref::ViewOp::create(rewriter, loc, type, raw, byteOffset,
+                                  ValueRange{});
+  }
+
+  /// Thread 0 loads tile `t` of K into stage `stage`: A's BM x tileK box,
+  /// then B's (one BN x tileK box when K-major, else BN / 64 boxes of
+  /// 64 x 64).
+  void issue(Value t, Value stage) {
+    nvgpu::MBarrierArriveExpectTxOp::create(rewriter, loc, full,
+                                            b.cst(aBytes + bBytes), stage,
+                                            Value());
+    Value k0 = b.mul(t, tileK);
+    Value dstA = view(b.add(pad, b.mul(stage, aBytes)),
+                      smemType({bm, tileK}, elem));
+    nvgpu::TmaAsyncLoadOp::create(rewriter, loc, dstA, full, mapA,
+                                  ValueRange{k0, row0}, stage, Value(),
+                                  Value());
+    if (kMajorB) {
+      Value dstB = view(b.add(b.add(pad, bBase), b.mul(stage, bBytes)),
+                        smemType({bn, tileK}, elem));
+      nvgpu::TmaAsyncLoadOp::create(rewriter, loc, dstB, full, mapB,
+                                    ValueRange{k0, col0}, stage, Value(),
+                                    Value());
+      return;
+    }
+    for (int64_t j = 0; j < bn / kWgmmaTileK; ++j) {
+      Value dstB = view(b.add(b.add(pad, bBase + j * kBoxBytes),
+                              b.mul(stage, bBytes)),
+                        smemType({kWgmmaTileK, kWgmmaTileK}, elem));
+      nvgpu::TmaAsyncLoadOp::create(
+          rewriter, loc, dstB, full, mapB,
+          ValueRange{b.add(col0, j * kWgmmaTileK), k0}, stage, Value(),
+          Value());
+    }
+  }
+
+  /// The start of iteration `i`: wait for its stage to be loaded; the warp
+  /// converges before wgmma, which is .aligned (thread 0 may arrive late
+  /// from its refill, a branch of its own).
+  Value waitForStage(Value i) {
+    Value stage = b.rem(i, stages);
+    nvgpu::MBarrierTryWaitParityOp::create(
+        rewriter, loc, full, b.parity(b.div(i, stages)), b.cst(kTicks), stage);
+    NVVM::SyncWarpOp::create(
+        rewriter, loc,
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), -1));
+    return stage;
+  }
+
+  /// The end of iteration `i`, once its wgmma are issued and all but the
+  /// last group completed: those of iteration i - 1 are complete, so each
+  /// warp releases its stage, and thread 0 refills it with tile
+  /// i + stages - 1.
+  void releaseAndRefill(Value i) {
+    using P = arith::CmpIPredicate;
+    Value notFirst = b.cmp(P::ugt, i, 0);
+    b.ifThen(b.both(notFirst, isLane0), [&] {
+      nvgpu::MBarrierArriveOp::create(rewriter, loc,
+                                      nvgpu::MBarrierTokenType::get(ctx), empty,
+                                      b.rem(b.sub(i, 1), stages));
+    });
+    Value next = b.add(i, stages - 1);
+    b.ifThen(b.both(isFirst, b.cmp(P::ult, next, kTiles)), [&] {
+      b.ifThen(notFirst, [&] {
+        Value previous = b.sub(i, 1);
+        nvgpu::MBarrierTryWaitParityOp::create(
+            rewriter, loc, empty, b.parity(b.div(previous, stages)),
+            b.cst(kTicks), b.rem(previous, stages));
+      });
+      issue(next, b.rem(next, stages));
+    });
+  }
+
+  /// The K loop on nvgpu.warpgroup.mma (B held as (k, n), 16-bit): stores
+  /// the sums into `sums` (BM x (BN + pad) f32 in shared memory) once
+  /// every wgmma completed.
+  void nvgpuLoop(Value sums);
+  /// The K loop on NVVM's wgmma.mma_async with both operands K-major.
+  void kMajorLoop(Value sums);
+
+  /// A barrier's wait: spins this many ticks per try.
+  static constexpr int64_t kTicks = 10000000;
+};
+} // namespace
+
+void Staging::nvgpuLoop(Value sums) {
+  auto accType = nvgpu::WarpgroupAccumulatorType::get(
+      ctx, VectorType::get({groupRows, bn}, rewriter.getF32Type()));
+  Value acc0 =
+      nvgpu::WarpgroupMmaInitAccumulatorOp::create(rewriter, loc, accType);
+  auto loop = scf::ForOp::create(
+      rewriter, loc, b.cst(0), b.cst(kTiles), b.cst(1), ValueRange{acc0},
+      // The body builder is the rewriter, placed in the loop's body.
+      [&](OpBuilder &, Location, Value i, ValueRange iters) {
+        Value stage = waitForStage(i);
+        Value offsetA = b.add(pad, b.mul(stage, aBytes));
+        if (groups > 1)
+          offsetA = b.add(offsetA, b.mul(b.div(tid, 128),
+                                         groupRows * kWgmmaTileK * 2));
+        Value tileA = view(offsetA, smemType({groupRows, kWgmmaTileK}, elem));
+        Value tileB = view(b.add(b.add(pad, bBase), b.mul(stage, bBytes)),
+                           smemType({kWgmmaTileK, bn}, elem));
+        auto descriptor = [&](Value tile, Value map) -> Value {
+          return nvgpu::WarpgroupGenerateDescriptorOp::create(
+              rewriter, loc,
+              nvgpu::WarpgroupMatrixDescriptorType::get(
+                  ctx, cast<MemRefType>(tile.getType())),
+              tile, map);
+        };
+        // B is K x N with N contiguous: transposed for wgmma.
+        Value descA = descriptor(tileA, mapA);
+        Value descB = descriptor(tileB, mapB);
+        Value acc = nvgpu::WarpgroupMmaOp::create(
+            rewriter, loc, accType, descA, descB, IntegerAttr(), UnitAttr(),
+            rewriter.getUnitAttr(), iters[0]);
+        releaseAndRefill(i);
+        scf::YieldOp::create(rewriter, loc, acc);
+      });
+  rewriter.setInsertionPointAfter(loop);
+  NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, uint64_t(0));
+  gpu::BarrierOp::create(rewriter, loc);
+  // nvgpu.warpgroup.mma.store places a thread's values by its thread id
+  // (warp w: rows 16 w to 16 w + 15): with two warpgroups, the second's
+  // land in rows 64 to 127 of the tile that starts at `sums`.
+  Value storeView = memref::SubViewOp::create(
+      rewriter, loc, sums,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(groupRows),
+                             rewriter.getIndexAttr(bn)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                             rewriter.getIndexAttr(1)});
+  nvgpu::WarpgroupMmaStoreOp::create(rewriter, loc, loop.getResult(0),
+                                     storeView);
+}
+
+void Staging::kMajorLoop(Value sums) {
+  Type f32 = rewriter.getF32Type();
+  Type i64 = rewriter.getI64Type();
+  // One accumulator per 64 rows a warpgroup computes: a thread's BN / 2
+  // sums (wgmma's D fragment).
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(bn / 2, f32));
+  const int64_t rowGroups = groupRows / kWgmmaM;
+  auto i64Const = [&](uint64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, i64, int64_t(v));
+  };
+  // A descriptor of the tile at `byteOffset` (16-byte aligned) from
+  // `start`, the descriptor of the stages' first byte: the start address
+  // field is that of `start` plus byteOffset >> 4 (no carry out of its 14
+  // bits: shared memory ends below 2^18 bytes).
+  auto advance = [&](Value start, Value byteOffset) -> Value {
+    return arith::AddIOp::create(
+        rewriter, loc, start,
+        arith::IndexCastUIOp::create(rewriter, loc, i64, b.div(byteOffset, 16)));
+  };
+  // A descriptor `bytes` (a constant multiple of 16) past `desc`'s.
+  auto plus = [&](Value desc, int64_t bytes) -> Value {
+    if (bytes == 0)
+      return desc;
+    return arith::AddIOp::create(rewriter, loc, desc, i64Const(bytes >> 4));
+  };
+  Value startField = arith::AndIOp::create(
+      rewriter, loc,
+      arith::IndexCastUIOp::create(rewriter, loc, i64,
+                                   b.div(b.add(address, pad), 16)),
+      i64Const(0x3FFF));
+  Value start = arith::OrIOp::create(rewriter, loc, startField,
+                                     i64Const(kKMajorDescriptor));
+  SmallVector<Value> inits;
+  for (int64_t g = 0; g < rowGroups; ++g)
+    inits.push_back(LLVM::ZeroOp::create(rewriter, loc, accType));
+  auto wgmmaType = [&]() {
+    if (elem.isF32())
+      return NVVM::WGMMATypes::tf32;
+    return elem.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+  }();
+  const int64_t stepK = kWgmmaStepBytes / (elem.getIntOrFloatBitWidth() / 8);
+  auto loop = scf::ForOp::create(
+      rewriter, loc, b.cst(0), b.cst(kTiles), b.cst(1), inits,
+      [&](OpBuilder &, Location, Value i, ValueRange iters) {
+        Value stage = waitForStage(i);
+        Value offsetA = b.mul(stage, aBytes);
+        if (groups > 1)
+          offsetA = b.add(offsetA,
+                          b.mul(b.div(tid, 128), kWgmmaM * kWgmmaRowBytes));
+        Value descA = advance(start, offsetA);
+        Value descB = advance(start, b.add(b.mul(stage, bBytes), bBase));
+        NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+        SmallVector<Value> accs(iters.begin(), iters.end());
+        // K steps of 32 bytes along the swizzled rows; the warpgroup's
+        // 64-row groups of A interleaved.
+        for (int64_t s = 0; s < kWgmmaRowBytes / kWgmmaStepBytes; ++s) {
+          Value stepB = plus(descB, s * kWgmmaStepBytes);
+          for (int64_t g = 0; g < rowGroups; ++g)
+            accs[g] = NVVM::WgmmaMmaAsyncOp::create(
+                rewriter, loc, accType, accs[g],
+                plus(descA, g * kWgmmaM * kWgmmaRowBytes + s * kWgmmaStepBytes),
+                stepB,
+                NVVM::MMAShapeAttr::get(ctx, kWgmmaM, bn, stepK), wgmmaType,
+                wgmmaType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+                NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+                NVVM::MMALayout::row, NVVM::MMALayout::col,
+                NVVM::MMAIntOverflowAttr());
+        }
+        NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+        NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, uint64_t(1));
+        releaseAndRefill(i);
+        scf::YieldOp::create(rewriter, loc, accs);
+      });
+  rewriter.setInsertionPointAfter(loop);
+  NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, uint64_t(0));
+  gpu::BarrierOp::create(rewriter, loc);
+  // wgmma's D fragment (PTX ISA, "Matrix D" of wgmma .m64nNk8/.m64nNk16,
+  // f32): warp w of a warpgroup holds rows 16 w to 16 w + 15 of its 64;
+  // sum 4 j + 2 h + e of lane l is row 16 w + l / 4 + 8 h, column
+  // 8 j + 2 (l % 4) + e. The second warpgroup's warps (4 to 7) hold rows
+  // 64 to 127: row 16 (tid / 32) + ..., whichever warpgroup.
+  Value row = b.add(b.mul(b.div(tid, 32), 16), b.div(b.rem(tid, 32), 4));
+  Value col = b.mul(b.rem(tid, 4), 2);
+  auto pairType = VectorType::get({2}, f32);
+  for (int64_t g = 0; g < rowGroups; ++g)
+    for (int64_t j = 0; j < bn / 8; ++j)
+      for (int64_t h = 0; h < 2; ++h) {
+        SmallVector<Value> pair;
+        for (int64_t e = 0; e < 2; ++e)
+          pair.push_back(LLVM::ExtractValueOp::create(
+              rewriter, loc, loop.getResult(g), 4 * j + 2 * h + e));
+        Value v = vector::FromElementsOp::create(rewriter, loc, pairType, pair);
+        // Rows of BN + 8 f32 and an even column: 8-byte aligned.
+        vector::StoreOp::create(rewriter, loc, v, sums,
+                                ValueRange{b.add(row, g * kWgmmaM + 8 * h),
+                                           b.add(col, 8 * j)},
+                                /*nontemporal=*/false, llvm::Align(8));
+      }
 }
 
 FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
@@ -213,26 +503,30 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   Type elem = typeA.getElementType();
   Type f32 = rewriter.getF32Type();
   const int64_t bm = typeC.getDimSize(0), bn = typeC.getDimSize(1);
-  // A K no tile of 64 divides ends in a partial tile: TMA fills the
-  // columns of A and the rows of B past K with zeros, whose products add
-  // nothing (and still counts the whole box's bytes on the barrier).
-  const int64_t kTiles = llvm::divideCeil(typeA.getDimSize(1), kWgmmaTileK);
+  const int64_t tileK = wgmmaTileK(elem);
+  // A K no tile divides ends in a partial tile: TMA fills the columns of A
+  // and the rows of B past K with zeros, whose products add nothing (and
+  // still counts the whole box's bytes on the barrier).
+  const int64_t kTiles = llvm::divideCeil(typeA.getDimSize(1), tileK);
   const int64_t stages = options.stages, groups = options.warpgroups;
   const int64_t threads = 128 * groups;
   // Rows of A (and of the accumulator) per warpgroup.
   const int64_t groupRows = groups == 1 ? bm : kWgmmaM;
-  const int64_t aBytes = bm * kWgmmaTileK * 2, bBytes = kWgmmaTileK * bn * 2;
+  // Staged tiles: 128-byte rows along K, BM of A's and BN of B's.
+  const int64_t aBytes = bm * kWgmmaRowBytes, bBytes = bn * kWgmmaRowBytes;
   const int64_t bBase = stages * aBytes;
-  auto smem = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto smemType = [&](ArrayRef<int64_t> shape, Type type) {
-    return MemRefType::get(shape, type, AffineMap(), smem);
+    return MemRefType::get(
+        shape, type, AffineMap(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
   };
 
-  // The tensor maps, on the host: A in BM x 64 boxes, B in 64 x 64 ones.
+  // The tensor maps, on the host: A in BM x tileK boxes, B in BN x tileK
+  // ones when K-major, else 64 x 64 ones.
   rewriter.setInsertionPoint(blocks);
   auto tensorMap = [&](Value full, int64_t rows) -> Value {
     auto type = nvgpu::TensorMapDescriptorType::get(
-        ctx, smemType({rows, kWgmmaTileK}, elem),
+        ctx, smemType({rows, tileK}, elem),
         nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
         nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
         nvgpu::TensorMapOOBKind::OOB_ZERO,
@@ -241,12 +535,12 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
         rewriter, loc, UnrankedMemRefType::get(elem, Attribute()), full);
     SmallVector<Value> box = {
         arith::ConstantIndexOp::create(rewriter, loc, rows),
-        arith::ConstantIndexOp::create(rewriter, loc, kWgmmaTileK)};
+        arith::ConstantIndexOp::create(rewriter, loc, tileK)};
     return nvgpu::TmaCreateDescriptorOp::create(rewriter, loc, type, unranked,
                                                 box);
   };
   Value mapA = tensorMap(sources.a, bm);
-  Value mapB = tensorMap(sources.b, kWgmmaTileK);
+  Value mapB = tensorMap(sources.b, sources.kMajorB ? bn : kWgmmaTileK);
 
   // The block's shared buffer and its threads.
   rewriter.setInsertionPoint(matmul);
@@ -274,14 +568,18 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
       arith::SubIOp::create(rewriter, loc, b.cst(kWgmmaSharedAlign),
                             b.rem(address, kWgmmaSharedAlign)),
       kWgmmaSharedAlign);
-  auto view = [&](Value byteOffset, MemRefType type) -> Value {
-    return memref::ViewOp::create(rewriter, loc, type, raw, byteOffset,
-                                  ValueRange{});
-  };
 
-  auto groupType = nvgpu::MBarrierGroupType::get(ctx, smem, stages);
+  auto groupType = nvgpu::MBarrierGroupType::get(
+      ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
+      stages);
   Value full = nvgpu::MBarrierCreateOp::create(rewriter, loc, groupType);
   Value empty = nvgpu::MBarrierCreateOp::create(rewriter, loc, groupType);
+  Staging staging{rewriter, loc,    b,       ctx,       elem,
+                  bm,       bn,     stages,  groups,    groupRows,
+                  kTiles,   tileK,  aBytes,  bBytes,    bBase,
+                  sources.kMajorB,  raw,     address,   pad,  full,
+                  empty,    mapA,   mapB,    row0,      col0,
+                  tid,      isFirst, isLane0};
   b.ifThen(isFirst, [&] {
     for (int64_t s = 0; s < stages; ++s) {
       nvgpu::MBarrierInitOp::create(rewriter, loc, full, b.cst(1), b.cst(s),
@@ -304,111 +602,21 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
     }
   });
   gpu::BarrierOp::create(rewriter, loc);
-
-  // Thread 0 loads tile `t` of K into stage `stage`.
-  auto issue = [&](Value t, Value stage) {
-    nvgpu::MBarrierArriveExpectTxOp::create(rewriter, loc, full,
-                                            b.cst(aBytes + bBytes), stage,
-                                            Value());
-    Value k0 = b.mul(t, kWgmmaTileK);
-    Value dstA = view(b.add(pad, b.mul(stage, aBytes)),
-                      smemType({bm, kWgmmaTileK}, elem));
-    nvgpu::TmaAsyncLoadOp::create(rewriter, loc, dstA, full, mapA,
-                                  ValueRange{k0, row0}, stage, Value(),
-                                  Value());
-    for (int64_t j = 0; j < bn / kWgmmaTileK; ++j) {
-      Value dstB = view(b.add(b.add(pad, bBase + j * kBoxBytes),
-                              b.mul(stage, bBytes)),
-                        smemType({kWgmmaTileK, kWgmmaTileK}, elem));
-      nvgpu::TmaAsyncLoadOp::create(
-          rewriter, loc, dstB, full, mapB,
-          ValueRange{b.add(col0, j * kWgmmaTileK), k0}, stage, Value(),
-          Value());
-    }
-  };
   b.ifThen(isFirst, [&] {
     for (int64_t t = 0; t < std::min(stages - 1, kTiles); ++t)
-      issue(b.cst(t), b.cst(t));
+      staging.issue(b.cst(t), b.cst(t));
   });
 
-  auto accType = nvgpu::WarpgroupAccumulatorType::get(
-      ctx, VectorType::get({groupRows, bn}, f32));
-  Value acc0 =
-      nvgpu::WarpgroupMmaInitAccumulatorOp::create(rewriter, loc, accType);
-  Value ticks = b.cst(10000000);
-  auto loop = scf::ForOp::create(
-      rewriter, loc, b.cst(0), b.cst(kTiles), b.cst(1), ValueRange{acc0},
-      // The body builder is the rewriter, placed in the loop's body.
-      [&](OpBuilder &, Location, Value i, ValueRange iters) {
-        Value stage = b.rem(i, stages);
-        nvgpu::MBarrierTryWaitParityOp::create(
-            rewriter, loc, full, b.parity(b.div(i, stages)), ticks, stage);
-        Value offsetA = b.add(pad, b.mul(stage, aBytes));
-        if (groups > 1)
-          offsetA = b.add(offsetA, b.mul(b.div(tid, 128),
-                                         groupRows * kWgmmaTileK * 2));
-        Value tileA = view(offsetA, smemType({groupRows, kWgmmaTileK}, elem));
-        Value tileB = view(b.add(b.add(pad, bBase), b.mul(stage, bBytes)),
-                           smemType({kWgmmaTileK, bn}, elem));
-        auto descriptor = [&](Value tile, Value map) -> Value {
-          return nvgpu::WarpgroupGenerateDescriptorOp::create(
-              rewriter, loc,
-              nvgpu::WarpgroupMatrixDescriptorType::get(
-                  ctx, cast<MemRefType>(tile.getType())),
-              tile, map);
-        };
-        // B is K x N with N contiguous: transposed for wgmma.
-        // Thread 0 may arrive here late from its refill (a branch of its
-        // own): the warp converges before wgmma, which is .aligned.
-        NVVM::SyncWarpOp::create(
-            rewriter, loc,
-            arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
-                                         -1));
-        Value descA = descriptor(tileA, mapA);
-        Value descB = descriptor(tileB, mapB);
-        Value acc = nvgpu::WarpgroupMmaOp::create(
-            rewriter, loc, accType, descA, descB, IntegerAttr(), UnitAttr(),
-            rewriter.getUnitAttr(), iters[0]);
-        // The wgmma of iteration i - 1 are complete: each warp releases
-        // its stage, and thread 0 refills it with tile i + stages - 1.
-        Value notFirst = b.cmp(P::ugt, i, 0);
-        b.ifThen(b.both(notFirst, isLane0), [&] {
-          nvgpu::MBarrierArriveOp::create(
-              rewriter, loc, nvgpu::MBarrierTokenType::get(ctx), empty,
-              b.rem(b.sub(i, 1), stages));
-        });
-        Value next = b.add(i, stages - 1);
-        b.ifThen(b.both(isFirst, b.cmp(P::ult, next, kTiles)), [&] {
-          b.ifThen(notFirst, [&] {
-            Value previous = b.sub(i, 1);
-            nvgpu::MBarrierTryWaitParityOp::create(
-                rewriter, loc, empty, b.parity(b.div(previous, stages)),
-                ticks, b.rem(previous, stages));
-          });
-          issue(next, b.rem(next, stages));
-        });
-        scf::YieldOp::create(rewriter, loc, acc);
-      });
+  // The K loop; then, every warpgroup's wgmma done and every stage read,
+  // the accumulators into shared memory (C's padded tile over the stages).
+  Value sums = staging.view(pad, smemType({bm, bn + kCPad}, f32));
+  if (sources.kMajorB)
+    staging.kMajorLoop(sums);
+  else
+    staging.nvgpuLoop(sums);
 
-  // C += the sums: the accumulators into shared memory (every warpgroup's
-  // wgmma done, every stage read), then each thread adds rows of 4 (or
-  // computes the epilogue's consumer on them).
-  rewriter.setInsertionPointAfter(loop);
-  NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, uint64_t(0));
-  gpu::BarrierOp::create(rewriter, loc);
-  Value sums = view(pad, smemType({bm, bn + kCPad}, f32));
-  // nvgpu.warpgroup.mma.store places a thread's values by its thread id
-  // (warp w: rows 16 w to 16 w + 15): with two warpgroups, the second's
-  // land in rows 64 to 127 of the tile that starts at `sums`.
-  Value storeView = memref::SubViewOp::create(
-      rewriter, loc, sums,
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(groupRows),
-                             rewriter.getIndexAttr(bn)},
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
-                             rewriter.getIndexAttr(1)});
-  nvgpu::WarpgroupMmaStoreOp::create(rewriter, loc, loop.getResult(0),
-                                     storeView);
+  // C += the sums: each thread adds rows of 4 (or computes the epilogue's
+  // consumer on them).
   gpu::BarrierOp::create(rewriter, loc);
   auto vec4 = VectorType::get({4}, f32);
   scf::ForOp::create(
@@ -419,7 +627,7 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
         Value c = b.mul(b.rem(v, bn / 4), 4);
         if (options.guardTails) {
           // A tail block's tile reaches past M or N: store inside C only
-          // (N is a multiple of 8: four columns are all in or all out).
+          // (N is a multiple of 4: four columns are all in or all out).
           MemRefType full = fullC;
           Value inside = b.both(
               b.cmp(P::ult, b.add(row0, r), full.getDimSize(0)),

@@ -168,7 +168,8 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: f32 operands (use_mma takes them, as tf32).
+// Refused: f32 operands with B read as (k, n): wgmma transposes 16-bit
+// operands only (use_wgmma-tf32.mlir: f32 with a K-major B).
 func.func @float32(%A: memref<128x64xf32>, %B: memref<64x128xf32>, %C: memref<128x128xf32>) {
   // expected-note @below {{linalg.matmul#0}}
   linalg.matmul ins(%A, %B : memref<128x64xf32>, memref<64x128xf32>)
@@ -179,8 +180,8 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{unsupported_type: A, B and C are f32, f32 and f32; use_wgmma takes f16 or bf16 A and B (alike) summed into an f32 C}}
-    // expected-note @below {{hint: use use_mma for other types}}
+    // expected-error @below {{unsupported_type: B is read as (k, n), N contiguous: wgmma takes f32 (tf32) operands K-major only (it transposes 16-bit ones only), so B must be held as (n, k)}}
+    // expected-note @below {{hint: transpose B first (a K-major B: a linalg.matmul whose B map is (m, n, k) -> (n, k), as nn.Linear's x W^T is), or use use_mma}}
     %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
@@ -476,7 +477,8 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: a transposed operand (the matmul's own indexing maps).
+// Refused: A read as (k, m) (a B read as (n, k) is taken: K-major,
+// use_wgmma-tf32.mlir).
 func.func @transposed(%A: memref<64x128xbf16>, %B: memref<64x128xbf16>, %C: memref<128x128xf32>) {
   // expected-note @below {{linalg.matmul#0}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
@@ -489,7 +491,8 @@ func.func @transposed(%A: memref<64x128xbf16>, %B: memref<64x128xbf16>, %C: memr
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_applicable: the matmul has its own indexing maps (a transposed or broadcast operand); use_wgmma takes C[m, n] += A[m, k] * B[k, n]}}
+    // expected-error @below {{not_applicable: A is read as (k, m); use_wgmma takes C[m, n] += A[m, k] * B[k, n] with A as (m, k) and B as (k, n) or (n, k)}}
+    // expected-note @below {{hint: transpose A first (a linalg.transpose into an (m, k) buffer)}}
     %w = transform.tirx.use_wgmma %m : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

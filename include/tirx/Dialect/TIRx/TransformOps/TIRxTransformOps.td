@@ -567,19 +567,20 @@ def TIRx_UseMmaOp : TIRx_TransformOp<"use_mma", "linalg.matmul", [{
 def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
   {"params": {"type": "object", "additionalProperties": false,
     "properties": {"stages": {"type": "integer", "minimum": 2, "maximum": 8, "default": 4,
-      "description": "shared buffers per operand: TMA loads the next stages - 1 tiles of K (64 each) while wgmma computes on one"},
+      "description": "shared buffers per operand: TMA loads the next stages - 1 tiles of K (128-byte rows: 64 16-bit or 32 f32 elements each) while wgmma computes on one"},
      "warpgroups": {"type": "integer", "minimum": 1, "maximum": 2, "default": 1,
       "description": "consumer warpgroups (128 threads each): 1 computes the whole tile (M 64 or 128), 2 split M = 128 into two halves of 64 rows"}}},
-   "preconditions": ["the target is a linalg.matmul on buffers (no transposed or broadcast maps) inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
-                     "A and B are alike f16 or bf16, C is f32; the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
-                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, or the tails are those tile_to_blocks split off (computed by the full tile's schedule, stores guarded; the target is the full tile's matmul, or all of them; N a multiple of 8); K a multiple of 8 (a last partial tile of 64 is zero-filled by TMA)",
+   "preconditions": ["the target is a linalg.matmul on buffers, A read as (m, k) and B as (k, n) or (n, k) (K-major: nn.Linear's x W^T; no broadcast), inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
+                     "A and B are alike f16 or bf16, or f32 (multiplied as tf32) with B held as (n, k): wgmma reads 32-bit operands K-major only; C is f32; the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
+                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, or the tails are those tile_to_blocks split off (computed by the full tile's schedule, stores guarded; the target is the full tile's matmul, or all of them; N a multiple of 8, of 4 with a K-major B); the rows of A a multiple of 16 bytes: K a multiple of 8 (16-bit) or 4 (f32) (a last partial tile of K is zero-filled by TMA)",
                      "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory",
                      "a C in shared memory is fuse_into's tile of the matmul in its consumer's block loop: started by one linalg.fill and read by one elementwise linalg.generic (identity maps on the tile and its output; other inputs read along the rows or broadcast), which the epilogue computes"]}
 }]> {
   let summary = "Compute a block's matmul tile with Hopper's wgmma, fed by TMA";
   let description = [{
     Rewrites the block's `C[M, N] += A[M, K] * B[K, N]` (16-bit A and B, f32
-    C) for sm_90a: a forall of `128 x warpgroups` threads (`#gpu.thread<x>`)
+    C; or f32 A and B in tf32 with B held as (n, k), below) for sm_90a: a
+    forall of `128 x warpgroups` threads (`#gpu.thread<x>`)
     in which thread 0 loads tiles of 64 along K with TMA
     (`nvgpu.tma.async.load`: A in `M x 64` boxes, B in `64 x 64` boxes,
     128-byte swizzle, tensor maps made on the host by
@@ -597,6 +598,23 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     boxes (TMA fills A's rows past M and B's columns past N with zeros)
     and stores only the elements of C inside M x N. Apply it to the full
     tile's matmul or to all of them; a tail alone is refused.
+
+    A K-major B: when the matmul reads B as (n, k) (its own indexing maps,
+    `(m, n, k) -> (n, k)`: nn.Linear's `x W^T`, as front ends emit it), B is
+    staged as A is, `BN` rows of 128 bytes along K in one `BN x 64` box
+    (16-bit) or `BN x 32` box (f32) a stage, and wgmma reads both operands
+    without a transpose. This is the only layout in which wgmma takes f32
+    operands (PTX: `imm-trans-a/b` exist for `.f16` and `.bf16` only): f32 A
+    and B are multiplied as tf32 (`wgmma.mma_async.sync.aligned.m64nNk8.f32
+    .tf32.tf32`, 4 K steps of 8 a tile), the bundle records math `tf32` and
+    the check's tolerance follows it. Upstream's `nvgpu.warpgroup.mma`
+    takes neither f32 nor a K-major B, so this path writes NVVM's
+    `nvvm.wgmma.mma_async` itself: matrix descriptors built from the stages'
+    address (128-byte swizzle, 1024 bytes between groups of 8 rows; a K
+    step is 32 bytes into the swizzled rows), accumulators as LLVM structs
+    (one per 64 rows), stored to shared memory by wgmma's D fragment layout.
+    An f32 matmul whose B is (k, n) is refused (`unsupported_type`, hint:
+    hold B as (n, k)).
 
     Epilogue fusion: when C is the block's tile in shared memory that
     `fuse_into` made (the matmul moved into the block loop of an
@@ -624,15 +642,17 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     #### Return modes
 
     Consumes the target; produces the threads' `scf.forall`. Refuses with
-    `not_applicable` (not a linalg.matmul on buffers, or one with its own
-    indexing maps), `bad_order` (not inside a block mapping, or already
+    `not_applicable` (not a linalg.matmul on buffers, or one that reads A as
+    (k, m) or broadcasts an operand), `bad_order` (not inside a block mapping, or already
     split among threads), `not_a_tile` (A or B not a subview, taking all of
     K, of a buffer the host holds: the reduction was tiled, or the operands
-    were promoted), `unsupported_type` (not 16-bit A and B with an f32 C),
+    were promoted), `unsupported_type` (not 16-bit or f32 A and B with an
+    f32 C, or f32 with B held as (k, n)),
     `bad_block_size` (a block tile wgmma cannot take), `not_divisible` (M
     or N not multiples of the tile without tile_to_blocks' tails around
-    it, or with an epilogue; a tail targeted alone; N with tails, or K,
-    not multiples of 8), `too_wide` (more sums than
+    it, or with an epilogue; a tail targeted alone; N with tails not a
+    multiple of 8, or 4 with a K-major B; rows of A not a multiple of 16
+    bytes: K not a multiple of 8, or 4 for f32), `too_wide` (more sums than
     registers hold: use two warpgroups) or `exceeds_smem` (the hint gives
     the stages that fit). With C in shared memory: `not_intermediate` (not
     a tile the block allocates, or no fill starts it), `no_consumer_loop`

@@ -266,11 +266,18 @@ FailureOr<scf::ForallOp> useMma(RewriterBase &rewriter, linalg::MatmulOp matmul,
 // use_wgmma
 //===----------------------------------------------------------------------===//
 
-/// The K of one staged tile: a 128-byte row of 16-bit elements, the width
-/// of the 128-byte swizzle that TMA writes and wgmma reads.
+/// Bytes of one staged row along K: the width of the 128-byte swizzle that
+/// TMA writes and wgmma reads.
+constexpr int64_t kWgmmaRowBytes = 128;
+/// The K of one staged tile of 16-bit elements (a 128-byte row); the
+/// columns of B's boxes when B is held as (k, n).
 constexpr int64_t kWgmmaTileK = 64;
-/// Rows of C that one warpgroup's wgmma computes (m64nNk16).
+/// Rows of C that one warpgroup's wgmma computes (m64nNk16, m64nNk8).
 constexpr int64_t kWgmmaM = 64;
+
+/// The K of one staged tile of `elementType` (a 128-byte row): 64 for f16
+/// and bf16, 32 for f32 (multiplied as tf32).
+int64_t wgmmaTileK(Type elementType);
 /// The alignment of the staged tiles in shared memory (the period of the
 /// 128-byte swizzle).
 constexpr int64_t kWgmmaSharedAlign = 1024;
@@ -302,17 +309,22 @@ struct UseWgmmaOptions {
 
 /// Where a block's matmul tile reads A and B: the whole buffers, as the
 /// host holds them (for the TMA descriptors), and the tile's first row of
-/// A and first column of B.
+/// A and first column of B (its first row when B is K-major).
 struct WgmmaSources {
   Value a, b;
   OpFoldResult rowA, colB;
+  /// B held as (n, k) (nn.Linear's weight, x W^T): K contiguous, as wgmma
+  /// reads it without a transpose; else (k, n).
+  bool kMajorB = false;
 };
 
 /// The sources of `matmul`'s A and B tiles: subviews with unit strides of
 /// static 2-D buffers with the identity layout, defined outside `blocks`,
-/// that take all of K; nullopt otherwise.
+/// that take all of K; nullopt otherwise. `kMajorB`: the matmul reads B
+/// as (n, k) (mmaLayout's transposeB).
 std::optional<WgmmaSources> findWgmmaSources(linalg::MatmulOp matmul,
-                                             scf::ForallOp blocks);
+                                             scf::ForallOp blocks,
+                                             bool kMajorB = false);
 
 /// Bytes of shared memory useWgmma allocates per block for a BM x BN tile
 /// of C: the staged tiles (or C's padded f32 tile, which reuses them,
@@ -324,13 +336,18 @@ int64_t wgmmaSharedBytes(int64_t bm, int64_t bn, int64_t stages);
 /// shared memory with TMA (tensor maps created before `blocks`, 128-byte
 /// swizzle, an mbarrier per stage), multiply them with
 /// nvgpu.warpgroup.mma, and add the sums to C through shared memory.
+/// With B held as (n, k) (sources.kMajorB) both staged tiles are K-major,
+/// as wgmma reads them without a transpose: the products are NVVM's
+/// wgmma.mma_async itself (m64nNk8 on tf32 from f32 operands, m64nNk16 on
+/// 16-bit ones), its descriptors and accumulators built here (upstream's
+/// nvgpu.warpgroup.mma takes neither f32 nor a K-major B).
 /// Returns the threads' forall.
 ///
 /// Assumes (use_wgmma checks them): findWgmmaSources finds the sources,
 /// `blocks` is the forall mapped to blocks around `matmul`, A and B are
-/// alike f16 or bf16 and C f32, K is a multiple of 8 (the rows of A a
-/// multiple of 16 bytes, as tensor maps need; a last partial tile of K is
-/// zero-filled by TMA), BM is
+/// alike f16 or bf16 (or f32 with a K-major B) and C f32, the rows of A
+/// (and of a K-major B) are a multiple of 16 bytes (as tensor maps need; a
+/// last partial tile of K is zero-filled by TMA), BM is
 /// 64 * warpgroups (or 128 with one), BN a multiple of 64 up to 256. With
 /// an epilogue: the fill, the matmul and the consumer are in one block in
 /// that order, with only gpu.barrier and memory-effect-free ops between
