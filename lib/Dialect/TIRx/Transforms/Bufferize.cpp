@@ -175,10 +175,43 @@ static llvm::Error decomposeAggregates(ModuleOp module) {
   return llvm::Error::success();
 }
 
+/// A linalg.broadcast read by linalg.generic ops as an input: each reads
+/// the broadcast's input through the composed map instead (x + b over rows
+/// reads b[j]), so no broadcast copy is made. Bufferized, the broadcast
+/// was a kernel of its own writing the whole broadcast tensor, read again
+/// by its consumer: twice the traffic of the op it stands for (bias + GELU
+/// over 4096 x 8192 f32: 1.9x torch.compile on the H200). The values are
+/// the same; a broadcast with other users stays for them.
+static void foldBroadcasts(ModuleOp module) {
+  SmallVector<linalg::BroadcastOp> broadcasts;
+  module.walk([&](linalg::BroadcastOp op) {
+    if (op->getNumResults() == 1 && isa<RankedTensorType>(op.getInput().getType()))
+      broadcasts.push_back(op);
+  });
+  for (linalg::BroadcastOp op : broadcasts) {
+    // Output dims -> input dims (those not in `dimensions`).
+    AffineMap read = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    for (OpOperand &use : llvm::make_early_inc_range(op->getResult(0).getUses())) {
+      auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+      if (!generic || !generic.isDpsInput(&use))
+        continue;
+      SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+      unsigned i = use.getOperandNumber();
+      maps[i] = read.compose(maps[i]);
+      use.set(op.getInput());
+      generic.setIndexingMapsAttr(
+          Builder(generic.getContext()).getAffineMapArrayAttr(maps));
+    }
+    if (op->use_empty())
+      op->erase();
+  }
+}
+
 llvm::Error tirx::bufferizePayload(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   if (llvm::Error e = decomposeAggregates(module))
     return e;
+  foldBroadcasts(module);
   // A tensor argument is a value: the kernel must not write it in place (it
   // would clobber the caller's input; the runner sees it as inout).
   module.walk([&](func::FuncOp func) {

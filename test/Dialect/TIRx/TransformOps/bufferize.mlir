@@ -2,6 +2,9 @@
 // stay inputs (never written in place), results become out-parameters.
 // RUN: tirx-opt %s -split-input-file -allow-unregistered-dialect --transform-interpreter -verify-diagnostics | FileCheck %s
 
+// The maps of the folded broadcasts (@bias_add, @bias_transposed below).
+// CHECK-DAG: #[[$ROWB:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$COLB:map[0-9]*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @saxpy
 // CHECK-SAME: (%[[X:.+]]: memref<1024xf32>, %[[Y:.+]]: memref<1024xf32>, %[[OUT:.+]]: memref<1024xf32>)
 // CHECK-NOT: memref.alloc
@@ -41,6 +44,56 @@ func.func @matmul(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16x
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>) outs(%f : tensor<64x16xf32>) -> tensor<64x16xf32>
   return %r : tensor<64x16xf32>
+}
+
+// A broadcast read by a generic as an input is folded into its map: the
+// generic reads the bias itself (b[j]), no broadcast copy is made (it was a
+// kernel of its own writing the whole 2-D tensor). A broadcast the
+// function returns stays: it is a result.
+// CHECK-LABEL: func.func @bias_add
+// CHECK-SAME: (%[[BX:[^:]+]]: memref<8x16xf32>, %[[BB:[^:]+]]: memref<16xf32>, %[[BO:[^:]+]]: memref<8x16xf32>)
+// CHECK-NOT: linalg.broadcast
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$ROWB]], #{{.*}}]
+// CHECK-SAME: ins(%[[BX]], %[[BB]] : memref<8x16xf32>, memref<16xf32>) outs(%[[BO]]
+// CHECK: return
+func.func @bias_add(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %bb = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) dimensions = [0]
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bb : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %v = arith.addf %a, %c : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// Read transposed by its consumer ((i, j) -> (j, i)): the composed map
+// reads the bias along the consumer's first dim.
+// CHECK-LABEL: func.func @bias_transposed
+// CHECK-NOT: linalg.broadcast
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$COLB]], #{{.*}}]
+// CHECK-LABEL: func.func @broadcast_returned
+// CHECK: linalg.broadcast
+func.func @bias_transposed(%x: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<8x16xf32> {
+  %e0 = tensor.empty() : tensor<16x8xf32>
+  %bb = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e0 : tensor<16x8xf32>) dimensions = [0]
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bb : tensor<8x16xf32>, tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %v = arith.addf %a, %c : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+func.func @broadcast_returned(%b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %bb = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) dimensions = [0]
+  return %bb : tensor<8x16xf32>
 }
 
 module attributes {transform.with_named_sequence} {

@@ -927,7 +927,14 @@ def TIRx_BufferizeOp : TIRx_TransformOp<"bufferize", "builtin.module", [{
       (`buffer-results-to-out-params hoist-static-allocs=true`: a result
       of static shape is written straight into it),
     - copies, where the analysis needs one, as `linalg.copy` (a linalg op
-      the schedules tile like any other).
+      the schedules tile like any other),
+    - aggregate named ops (`linalg.softmax`) decomposed first into the ops
+      they stand for (max, exp, sum, divide), each intermediate a buffer
+      of its own (the form torch-mlir emits; a row block can then take
+      them all: one kernel),
+    - a `linalg.broadcast` read by `linalg.generic` ops as an input folded
+      into their indexing maps (x + b over rows reads b[j]): no broadcast
+      copy and no kernel of its own; one the function returns stays.
 
     The reference (`tirx-map-reference`) bufferizes a tensor seed the same
     way, so a bufferized candidate is checked against its tensor seed with
