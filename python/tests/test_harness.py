@@ -276,6 +276,10 @@ class AgentTest(unittest.TestCase):
         self.assertEqual(library_plan(obs).transform, "pipeline")
         self.assertIsNone(library_plan(Observation("v8", "", {}, {})))
 
+        def broken(skipped=()):
+            raise HarnessError(None, "tirx auto --suggest answered no JSON")
+        self.assertIsNone(library_plan(Observation("v8", "", {}, {}, suggest=broken)))
+
     def test_greedy_puts_softmax_in_one_kernel(self):
         # Two reductions in the row: 512 threads, for every op of the block.
         self._greedy_matches_suite_recipe("softmax", 14)

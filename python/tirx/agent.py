@@ -10,6 +10,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
+from .client import HarnessError
+
 if TYPE_CHECKING:  # only for the annotations: no import cycle at run time
     from .context import TIRxContext
 
@@ -301,7 +303,10 @@ def library_plan(obs: Observation) -> Optional[Plan]:
                if h.get("from") == obs.version and not h.get("ok") and h.get("plan")}
     skipped: List[str] = []
     for _ in range(16):
-        steps = obs.suggest(skipped).get("steps") or []
+        try:
+            steps = obs.suggest(skipped).get("steps") or []
+        except HarnessError:  # the harness could not say: no plan, as before
+            return None
         if not steps:
             return None
         step = steps[0]

@@ -509,12 +509,23 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     }
     // The math mode of the products on tensor cores (Manifest.h): tf32
     // (use_mma on f32, use_wgmma's wgmma.mma_async on f32), f16 or bf16
-    // (16x8x16; bf16 is nvvm.mma.sync here, lowered already by
-    // tirx-lower-bf16-mma).
+    // (mma.sync 16x8x16, bf16 as nvvm.mma.sync here, lowered already by
+    // tirx-lower-bf16-mma; use_wgmma's 16-bit products, as
+    // nvgpu.warpgroup.mma or nvvm.wgmma.mma_async): the check's tolerance
+    // and the roofline's peak follow it.
     func.walk([&](Operation *op) {
       if (auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
         if (wgmma.getTypeA() == NVVM::WGMMATypes::tf32)
           manifest.math = "tf32";
+        else if (wgmma.getTypeA() == NVVM::WGMMATypes::f16)
+          manifest.math = "f16";
+        else if (wgmma.getTypeA() == NVVM::WGMMATypes::bf16)
+          manifest.math = "bf16";
+      } else if (auto wgmma = dyn_cast<nvgpu::WarpgroupMmaOp>(op)) {
+        MemRefType tile = wgmma.getDescriptorA().getType().getTensor();
+        Type a = tile ? tile.getElementType() : Type();
+        if (a && (a.isF16() || a.isBF16()))
+          manifest.math = a.isF16() ? "f16" : "bf16";
       } else if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(op)) {
         Type a = mma.getMatrixA().getType().getElementType();
         if (mma.getTf32Enabled())

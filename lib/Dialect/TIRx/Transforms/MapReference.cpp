@@ -113,8 +113,10 @@ struct MapReferencePass
       return signalPassFailure();
     }
 
+    // The broadcasts kept: the candidates' fold is not shared.
     if (tirx::findTensorUse(module))
-      if (llvm::Error e = tirx::bufferizePayload(module)) {
+      if (llvm::Error e = tirx::bufferizePayload(module,
+                                                 /*foldBroadcasts=*/false)) {
         module.emitError() << "tirx-map-reference: the tensor seed does not "
                               "bufferize: "
                            << llvm::toString(std::move(e));

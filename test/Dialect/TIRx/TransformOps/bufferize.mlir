@@ -75,8 +75,6 @@ func.func @bias_add(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32
 // CHECK-LABEL: func.func @bias_transposed
 // CHECK-NOT: linalg.broadcast
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$COLB]], #{{.*}}]
-// CHECK-LABEL: func.func @broadcast_returned
-// CHECK: linalg.broadcast
 func.func @bias_transposed(%x: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<8x16xf32> {
   %e0 = tensor.empty() : tensor<16x8xf32>
   %bb = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e0 : tensor<16x8xf32>) dimensions = [0]
@@ -90,6 +88,29 @@ func.func @bias_transposed(%x: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<8x
   return %r : tensor<8x16xf32>
 }
 
+// A sum over the broadcast rows that no other operand reads: folded, no
+// map would bound the rows' loop (linalg's verifier refuses such maps), so
+// the broadcast stays.
+// CHECK-LABEL: func.func @sum_over_broadcast_rows
+// CHECK: linalg.broadcast
+// CHECK: linalg.generic
+func.func @sum_over_broadcast_rows(%b: tensor<16xf32>) -> tensor<16xf32> {
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %bb = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) dimensions = [0]
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>], iterator_types = ["reduction", "parallel"]}
+      ins(%bb : tensor<8x16xf32>) outs(%z : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.addf %a, %o : f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// CHECK-LABEL: func.func @broadcast_returned
+// CHECK: linalg.broadcast
 func.func @broadcast_returned(%b: tensor<16xf32>) -> tensor<8x16xf32> {
   %e0 = tensor.empty() : tensor<8x16xf32>
   %bb = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) dimensions = [0]

@@ -21,3 +21,14 @@
 // BUF-SAME: (%[[X:.+]]: memref<16777216xf32>, %[[Y:.+]]: memref<16777216xf32>, %[[O:.+]]: memref<16777216xf32>)
 // BUF: linalg.generic
 // BUF-SAME: outs(%[[O]] : memref<16777216xf32>)
+
+// The reference keeps a broadcast that the candidates' bufferize folds into
+// its consumer (bias_gelu_f32: x + b over rows): two kernels, the first
+// writing the broadcast bias into a buffer of the function's own, so the
+// fold is checked against a reference that does not share it. The
+// parameters are the candidate's all the same (x, b in; the result out).
+// RUN: tirx-opt %tirx_src/examples/suite/bias_gelu_f32.mlir --tirx-map-reference | FileCheck %s --check-prefix=BCAST
+// BCAST-LABEL: func.func @forward
+// BCAST-SAME: (%{{.*}}: memref<4096x8192xf32>, %{{.*}}: memref<8192xf32>, %{{.*}}: memref<4096x8192xf32>)
+// BCAST: memref.alloc() {{.*}} : memref<4096x8192xf32>
+// BCAST-COUNT-2: gpu.launch

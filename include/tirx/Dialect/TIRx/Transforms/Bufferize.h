@@ -45,8 +45,11 @@ bool worksOnTensors(Operation *op);
 /// signature (statically shaped ones without a copy); copies are
 /// linalg.copy. Fails, with the reason and where, on an op that does not
 /// bufferize; the module may then be partly rewritten: run it on a copy to
-/// check first.
-llvm::Error bufferizePayload(ModuleOp module);
+/// check first. `foldBroadcasts`: a linalg.broadcast read by linalg.generic
+/// inputs is folded into their indexing maps (no broadcast copy); the
+/// reference (tirx-map-reference) keeps the broadcast, so that a candidate
+/// is checked against a reference that does not share the fold.
+llvm::Error bufferizePayload(ModuleOp module, bool foldBroadcasts = true);
 
 } // namespace tirx
 } // namespace mlir
