@@ -480,6 +480,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   std::set<std::string> failedBuilds;       // distinct errors
   std::map<std::string, double> phases;     // build time by phase, ms
   unsigned proposals = 0, duplicates = 0, idle = 0, built = 0;
+  unsigned processes = 0; // builds that took a build process
   bool exhausted = false;
   std::vector<Proposal> queue;
   queue.emplace_back(Genome{}, "auto");
@@ -607,6 +608,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     for (size_t j = 0; j < made.size() && j < f.slots.size(); ++j) {
       for (const auto &[phase, ms] : made[j].phasesMs)
         phases[phase] += ms;
+      processes += made[j].phasesMs.count("process");
       f.results[f.slots[j]] = made[j];
       state.built[proposalKey(f.toBuild[j])] = made[j];
       built += 1;
@@ -816,6 +818,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
                       {"proposals", int64_t(proposals)},
                       {"duplicates", int64_t(duplicates)},
                       {"built", int64_t(built)},
+                      {"build_processes", int64_t(processes)},
                       {"resumed_lines", int64_t(resumed)},
                       {"exhausted", exhausted},
                       {"interrupted", bool(interrupted)},
