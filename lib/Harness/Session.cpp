@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Harness/Session.h"
+#include "tirx/Harness/Actions.h"
 #include "Isolation.h"
 
 #include "tirx/Analysis/Domains.h"
@@ -687,6 +688,7 @@ Expected<ActionScript> scriptOf(const json::Value &action) {
 void Session::warm() {
   warmIsolation();
   scriptContext();
+  actionsSchema(); // the actions' schemas, parsed once
 }
 
 Expected<Result> Session::applyAction(const std::string &version,

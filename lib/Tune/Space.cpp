@@ -806,7 +806,10 @@ void WorkspaceBuilder::spawn() {
       watch = parent;
       json::Object reply;
       auto started = std::chrono::steady_clock::now();
-      llvm::Expected<Session> s = Session::open(dir, who);
+      // The tune's session, copied by fork: its memo of the history
+      // (Workspace::readLogs) read up to this batch.
+      llvm::Expected<Session> s =
+          opened ? llvm::Expected<Session>(*opened) : Session::open(dir, who);
       if (s) {
         s->limits() = limits;
         // Atomic writes without an fsync each (Workspace::setDurable): the
@@ -858,6 +861,19 @@ void WorkspaceBuilder::start(const std::vector<Proposal> &proposals) {
   // Every build process forks from a process with the harness's contexts
   // made (no IR parsed here): each would make them itself otherwise.
   Session::warm();
+  if (!opened) {
+    llvm::Expected<Session> s = Session::open(dir, who);
+    if (s)
+      opened.emplace(std::move(*s));
+    else
+      llvm::consumeError(s.takeError()); // each build process says why
+  }
+  if (opened) { // the history read here once (parsed: what is new)
+    std::vector<VersionEntry> entries;
+    std::vector<RequestRecord> requests;
+    std::string error;
+    opened->workspace().readHistory(entries, requests, error);
+  }
   batch = Batch();
   batch.proposals = proposals;
   batch.out.resize(proposals.size());

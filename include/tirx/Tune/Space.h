@@ -114,6 +114,9 @@ private:
   std::set<std::string> lowered; // versions whose bundles a build made
   std::string seedVersion, seedDigest; // once a build has shown the seed
   pid_t watch = 0; // in a build process: the tune's pid
+  /// The workspace as the tune reads it: build processes start from a
+  /// copy (with what it has read of the history).
+  std::optional<Session> opened;
   Batch batch;
 };
 
