@@ -605,6 +605,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     if (f.toBuild.empty())
       return llvm::Error::success();
     std::vector<Built> made = builder.finish();
+    std::vector<std::string> lines; // the batch's, with one fsync
     for (size_t j = 0; j < made.size() && j < f.slots.size(); ++j) {
       for (const auto &[phase, ms] : made[j].phasesMs)
         phases[phase] += ms;
@@ -612,14 +613,15 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
       f.results[f.slots[j]] = made[j];
       state.built[proposalKey(f.toBuild[j])] = made[j];
       built += 1;
-      if (llvm::Error e = record(json::Object{
-              {"kind", "built"},
-              {"key", proposalKey(f.toBuild[j])},
-              {"origin", f.toBuild[j].origin},
-              {"built", made[j].toJSON()}}))
-        return e;
+      lines.push_back(compactJSON(json::Object{
+          {"kind", "built"},
+          {"key", proposalKey(f.toBuild[j])},
+          {"origin", f.toBuild[j].origin},
+          {"built", made[j].toJSON()}}));
     }
-    return llvm::Error::success();
+    if (options.statePath.empty())
+      return llvm::Error::success();
+    return appendLines(options.statePath, lines);
   };
   auto budgetLeft = [&] {
     return candidates.size() + failedBuilds.size() < options.budget;
