@@ -638,7 +638,17 @@ std::optional<Built> WorkspaceBuilder::realize(Session *session,
       newFacts[digest] = f->toJSON();
       known = facts.emplace(digest, std::move(*f)).first;
     }
-    std::optional<Choice> choice = nextChoice(known->second, skipped);
+    // The decision: a function of the facts and the steps skipped, made
+    // once for each (its alternatives are many JSON objects).
+    std::string choiceKey = digest;
+    for (const std::string &k : skipped)
+      choiceKey += "\n" + k;
+    auto decided = choices.find(choiceKey);
+    if (decided == choices.end())
+      decided = choices
+                    .emplace(choiceKey, nextChoice(known->second, skipped))
+                    .first;
+    const std::optional<Choice> &choice = decided->second;
     if (!choice) {
       b.mapped = known->second.launched;
       if (!b.mapped)

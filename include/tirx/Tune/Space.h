@@ -112,6 +112,8 @@ private:
   /// "digest action" -> the version it made and that version's digest.
   std::map<std::string, std::pair<std::string, std::string>> steps;
   std::set<std::string> lowered; // versions whose bundles a build made
+  /// "digest\nskipped..." -> its decision (nextChoice).
+  std::map<std::string, std::optional<Choice>> choices;
   std::string seedVersion, seedDigest; // once a build has shown the seed
   pid_t watch = 0; // in a build process: the tune's pid
   /// The workspace as the tune reads it: build processes start from a
