@@ -29,16 +29,20 @@ struct Action {
   json::Value schema;
 };
 
-std::vector<Action> actions() {
-  std::vector<Action> list;
-  for (const ActionInfo &info : actionInfos()) {
-    auto parsed = json::parse(info.schema);
-    if (!parsed) {
-      llvm::consumeError(parsed.takeError());
-      continue; // a malformed ODS schema is caught by the schema test
+/// Parsed once a process (every apply looked its action up in them).
+const std::vector<Action> &actions() {
+  static const std::vector<Action> list = [] {
+    std::vector<Action> out;
+    for (const ActionInfo &info : actionInfos()) {
+      auto parsed = json::parse(info.schema);
+      if (!parsed) {
+        llvm::consumeError(parsed.takeError());
+        continue; // a malformed ODS schema is caught by the schema test
+      }
+      out.push_back({info.name, info.target, std::move(*parsed)});
     }
-    list.push_back({info.name, info.target, std::move(*parsed)});
-  }
+    return out;
+  }();
   return list;
 }
 
@@ -79,7 +83,7 @@ std::string selectTarget(const std::string &op, std::optional<int64_t> index) {
 
 json::Object mlir::tirx::actionsSchema() {
   json::Array oneOf;
-  for (Action &a : actions()) {
+  for (const Action &a : actions()) {
     const json::Object *schema = a.schema.getAsObject();
     json::Value params = schema && schema->get("params")
                              ? *schema->get("params")
@@ -233,7 +237,7 @@ mlir::tirx::buildActionScript(MLIRContext &ctx, const json::Value &value) {
                     "unknown key \"" + entry.first.str() + "\" in the action",
                     "an action has transform, params and target");
   auto name = action.getString("transform");
-  std::vector<Action> known = actions();
+  const std::vector<Action> &known = actions();
   std::vector<std::string> names;
   const Action *found = nullptr;
   for (const Action &a : known) {

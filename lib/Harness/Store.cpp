@@ -23,6 +23,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <dirent.h>
@@ -379,10 +380,28 @@ struct ChainLine {
 /// interrupted append (the pending line of `recorded`, or a prefix of it,
 /// beyond the recorded end) is not read: the recorded head is what is
 /// committed; it goes to `interrupted` when given.
+/// A chained file as a read found it, every line sound and the file ending
+/// where chain.json recorded: its bytes (whole lines), how many lines, the
+/// last one's digest.
+struct ChainMemo {
+  std::string genesis;
+  std::string text;
+  int number = 0;
+  std::string previous;
+};
+
+/// With `memo`: when the file begins with the memo's bytes (compared, of a
+/// chain of the same genesis), those lines are not parsed again: `lines`
+/// gets only the lines after them, and `resumed` is set. A read that finds
+/// no damage becomes the memo (else it is cleared).
 void readChain(const std::string &root, const std::string &file,
                const std::string &genesis, const ChainHead *recorded,
                std::vector<ChainLine> &lines, std::vector<Damage> &damages,
-               std::vector<Damage> *interrupted = nullptr) {
+               std::vector<Damage> *interrupted = nullptr,
+               ChainMemo *memo = nullptr, bool *resumed = nullptr) {
+  size_t damagesBefore = damages.size();
+  if (resumed)
+    *resumed = false;
   std::string path = root + "/" + file, text, error;
   Read read = readRegular(path, text, error);
   if (read == Read::failed) {
@@ -410,6 +429,14 @@ void readChain(const std::string &root, const std::string &file,
   llvm::StringRef rest = text;
   int number = 0;
   std::string previous = genesis;
+  if (memo && !memo->text.empty() && memo->genesis == genesis &&
+      llvm::StringRef(text).starts_with(memo->text)) {
+    rest = rest.drop_front(memo->text.size());
+    number = memo->number;
+    previous = memo->previous;
+    if (resumed)
+      *resumed = true;
+  }
   while (!rest.empty()) {
     auto [line, tail] = rest.split('\n');
     ++number;
@@ -457,8 +484,11 @@ void readChain(const std::string &root, const std::string &file,
     lines.push_back({number, std::move(object)});
     previous = digest;
   }
-  if (!recorded)
+  if (!recorded) {
+    if (memo) // nothing vouches for where the file ends
+      *memo = ChainMemo();
     return;
+  }
   if (number < recorded->lines)
     damages.push_back({path, number + 1,
                        "missing: the file ends after " +
@@ -492,6 +522,13 @@ void readChain(const std::string &root, const std::string &file,
                        std::to_string(text.size()) + " bytes where chain.json "
                        "records " + std::to_string(recorded->bytes) +
                        " (bytes added or removed outside the lines)"});
+  if (memo) {
+    if (damages.size() == damagesBefore &&
+        (text.empty() || text.back() == '\n'))
+      *memo = {genesis, std::move(text), number, previous};
+    else
+      *memo = ChainMemo();
+  }
 }
 
 /// Index lines to entries: ids v1, v2, ... by line, valid digests, parents
@@ -499,7 +536,9 @@ void readChain(const std::string &root, const std::string &file,
 void toEntries(const std::string &path, std::vector<ChainLine> &lines,
                std::vector<VersionEntry> &entries,
                std::vector<Damage> &damages) {
-  llvm::StringSet<> seen;
+  llvm::StringSet<> seen; // the entries already there (a memo's)
+  for (const VersionEntry &e : entries)
+    seen.insert(e.id);
   for (ChainLine &line : lines) {
     const json::Object &o = line.object;
     VersionEntry e;
@@ -555,10 +594,11 @@ void toRecords(const std::string &path, std::vector<ChainLine> &lines,
 }
 
 /// Accepted requests must name versions of the index.
+/// `first` records came before `lines` (a memo's: one a line, in order).
 void crossCheck(const std::string &path, const std::vector<ChainLine> &lines,
                 const std::vector<RequestRecord> &records,
                 const std::vector<VersionEntry> &entries,
-                std::vector<Damage> &damages) {
+                std::vector<Damage> &damages, size_t first = 0) {
   llvm::StringSet<> ids;
   for (const VersionEntry &e : entries)
     ids.insert(e.id);
@@ -566,7 +606,8 @@ void crossCheck(const std::string &path, const std::vector<ChainLine> &lines,
     if (records[i].outcome == "accepted" &&
         isValidVersionId(records[i].version) &&
         !ids.contains(records[i].version))
-      damages.push_back({path, lines[i].number,
+      damages.push_back({path,
+                         i < first ? int(i + 1) : lines[i - first].number,
                          "accepted request names version \"" +
                              records[i].version +
                              "\", which the index does not have"});
@@ -591,6 +632,20 @@ std::string lineText(json::Object object) {
 }
 
 } // namespace
+
+struct Workspace::LogMemo {
+  std::mutex mutex;
+  ChainMemo index, requests;
+  std::vector<VersionEntry> entries;  // of index's bytes
+  std::vector<RequestRecord> records; // of requests'
+  LogMemo &operator=(LogMemo &&other) {
+    index = std::move(other.index);
+    requests = std::move(other.requests);
+    entries = std::move(other.entries);
+    records = std::move(other.records);
+    return *this;
+  }
+};
 
 std::string Damage::message() const {
   if (line <= 0)
@@ -702,6 +757,7 @@ std::optional<Workspace> Workspace::open(const std::string &dir,
   ws.targetChip = str(meta, "target");
   ws.taskText = str(meta, "task");
   ws.metaText = std::move(text);
+  ws.memo = std::make_shared<LogMemo>();
   return ws;
 }
 
@@ -718,29 +774,46 @@ bool Workspace::readLogs(std::vector<VersionEntry> *entries,
   std::vector<Damage> damages;
   ChainHeads heads;
   bool known = readHeads(root, heads, damages);
-  auto read = [&](const char *file, std::vector<ChainLine> &lines) {
+  std::lock_guard<std::mutex> hold(memo->mutex);
+  // Each file read from where its memo's bytes end, if it begins with them
+  // (same bytes, same lines: every byte is compared, every new line parsed
+  // and chained as a whole read would).
+  auto read = [&](const char *file, std::vector<ChainLine> &lines,
+                  ChainMemo &chain) {
+    bool resumed = false;
     readChain(root, file, genesisOf(file, metaText),
-              known ? &heads[file] : nullptr, lines, damages);
+              known ? &heads[file] : nullptr, lines, damages, nullptr,
+              &chain, &resumed);
+    return resumed;
   };
   std::vector<ChainLine> indexLines, requestLines;
+  size_t firstRecord = 0;
   if (entries) {
-    read("index.jsonl", indexLines);
+    if (read("index.jsonl", indexLines, memo->index))
+      *entries = memo->entries;
     toEntries(path("index.jsonl"), indexLines, *entries, damages);
   }
   if (records) {
-    read("requests.jsonl", requestLines);
+    if (read("requests.jsonl", requestLines, memo->requests))
+      *records = memo->records;
+    firstRecord = records->size();
     toRecords(path("requests.jsonl"), requestLines, *records, damages);
   }
   if (entries && records)
     crossCheck(path("requests.jsonl"), requestLines, *records, *entries,
-               damages);
+               damages, firstRecord);
   if (!fail(damages, error)) {
     if (entries)
       entries->clear();
     if (records)
       records->clear();
+    *memo = LogMemo();
     return false;
   }
+  if (entries)
+    memo->entries = *entries;
+  if (records)
+    memo->records = *records;
   return true;
 }
 

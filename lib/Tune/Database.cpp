@@ -245,6 +245,16 @@ bool mlir::tirx::writeAll(int fd, llvm::StringRef bytes) {
 
 llvm::Error mlir::tirx::appendLine(const std::string &path,
                                    llvm::StringRef line) {
+  return appendLines(path, {line.str()});
+}
+
+llvm::Error mlir::tirx::appendLines(const std::string &path,
+                                    llvm::ArrayRef<std::string> lines) {
+  if (lines.empty())
+    return llvm::Error::success();
+  std::string text;
+  for (const std::string &line : lines)
+    text += line + "\n";
   int fd = ::open(path.c_str(),
                   O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0)
@@ -263,7 +273,7 @@ llvm::Error mlir::tirx::appendLine(const std::string &path,
   char last = '\n';
   if (!fresh && ::pread(fd, &last, 1, st.st_size - 1) != 1)
     last = '\n';
-  bool ok = writeAll(fd, ((last == '\n' ? "" : "\n") + line + "\n").str()) &&
+  bool ok = writeAll(fd, (last == '\n' ? "" : "\n") + text) &&
             ::fsync(fd) == 0;
   ::close(fd);
   std::string error;

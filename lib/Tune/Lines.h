@@ -11,6 +11,7 @@
 #ifndef TIRX_LIB_TUNE_LINES_H
 #define TIRX_LIB_TUNE_LINES_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -28,6 +29,11 @@ bool writeAll(int fd, llvm::StringRef bytes);
 /// fsyncs; io_error when it cannot. A last line without its newline (a
 /// writer killed mid-write) gets one first, so it stays a line of its own.
 llvm::Error appendLine(const std::string &path, llvm::StringRef line);
+/// The same for several lines: one write(2) of them all, one fsync (a
+/// writer killed mid-write leaves whole lines and at most one torn last
+/// line, which readers skip).
+llvm::Error appendLines(const std::string &path,
+                        llvm::ArrayRef<std::string> lines);
 
 /// Calls `each` with the 1-based number and the parse (parseJSON: bounded)
 /// of every non-blank line of `path` (none if it cannot be read). `each`

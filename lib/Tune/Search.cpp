@@ -480,6 +480,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   std::set<std::string> failedBuilds;       // distinct errors
   std::map<std::string, double> phases;     // build time by phase, ms
   unsigned proposals = 0, duplicates = 0, idle = 0, built = 0;
+  unsigned processes = 0; // builds that took a build process
   bool exhausted = false;
   std::vector<Proposal> queue;
   queue.emplace_back(Genome{}, "auto");
@@ -604,20 +605,23 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     if (f.toBuild.empty())
       return llvm::Error::success();
     std::vector<Built> made = builder.finish();
+    std::vector<std::string> lines; // the batch's, with one fsync
     for (size_t j = 0; j < made.size() && j < f.slots.size(); ++j) {
       for (const auto &[phase, ms] : made[j].phasesMs)
         phases[phase] += ms;
+      processes += made[j].phasesMs.count("process");
       f.results[f.slots[j]] = made[j];
       state.built[proposalKey(f.toBuild[j])] = made[j];
       built += 1;
-      if (llvm::Error e = record(json::Object{
-              {"kind", "built"},
-              {"key", proposalKey(f.toBuild[j])},
-              {"origin", f.toBuild[j].origin},
-              {"built", made[j].toJSON()}}))
-        return e;
+      lines.push_back(compactJSON(json::Object{
+          {"kind", "built"},
+          {"key", proposalKey(f.toBuild[j])},
+          {"origin", f.toBuild[j].origin},
+          {"built", made[j].toJSON()}}));
     }
-    return llvm::Error::success();
+    if (options.statePath.empty())
+      return llvm::Error::success();
+    return appendLines(options.statePath, lines);
   };
   auto budgetLeft = [&] {
     return candidates.size() + failedBuilds.size() < options.budget;
@@ -816,6 +820,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
                       {"proposals", int64_t(proposals)},
                       {"duplicates", int64_t(duplicates)},
                       {"built", int64_t(built)},
+                      {"build_processes", int64_t(processes)},
                       {"resumed_lines", int64_t(resumed)},
                       {"exhausted", exhausted},
                       {"interrupted", bool(interrupted)},

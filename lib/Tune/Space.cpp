@@ -562,8 +562,9 @@ int mlir::tirx::nearestAlternative(const std::vector<json::Object> &alternatives
 // Building in a workspace
 //===----------------------------------------------------------------------===//
 
-Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
-                                json::Object &learnt) {
+std::optional<Built> WorkspaceBuilder::realize(Session *session,
+                                               const Proposal &proposal,
+                                               json::Object &learnt) {
   Built b;
   auto timed = [&](const char *phase, auto &&f) {
     auto t0 = std::chrono::steady_clock::now();
@@ -573,27 +574,40 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
                              .count();
     return r;
   };
-  json::Object newFacts, newRefused;
-  auto finish = [&]() {
+  json::Object newFacts, newRefused, newSteps;
+  json::Array newLowered;
+  auto finish = [&]() -> std::optional<Built> {
     learnt["facts"] = std::move(newFacts);
     learnt["refused"] = std::move(newRefused);
+    learnt["steps"] = std::move(newSteps);
+    learnt["lowered"] = std::move(newLowered);
+    if (!seedVersion.empty())
+      learnt["seed"] = json::Array{seedVersion, seedDigest};
     return std::move(b);
   };
-  // The seed is shown (and audited) once; each step's version and digest
-  // come with its apply's result, and its text is read (verified against
-  // its digest) only when its facts are not known yet.
+  // The seed is shown (and audited) once, by the first build; each step's
+  // version and digest come with its apply's result (or from an earlier
+  // build's, `steps`), and its text is read (verified against its digest)
+  // only when its facts are not known yet.
   auto digestIn = [](const Result &r) {
     const json::Object *v = r.data.getObject("version");
     return v ? v->getString("digest").value_or("").str() : std::string();
   };
-  llvm::Expected<Result> shown =
-      timed("show", [&] { return session.show(seed); });
-  if (!shown) {
-    b.error = "show: " + llvm::toString(shown.takeError());
-    return finish();
+  std::optional<std::string> text;
+  if (seedVersion.empty()) {
+    if (!session)
+      return std::nullopt;
+    llvm::Expected<Result> shown =
+        timed("show", [&] { return session->show(seed); });
+    if (!shown) {
+      b.error = "show: " + llvm::toString(shown.takeError());
+      return finish();
+    }
+    seedVersion = shown->version;
+    seedDigest = digestIn(*shown);
+    text = shown->text;
   }
-  std::string at = shown->version, digest = digestIn(*shown);
-  std::optional<std::string> text = shown->text;
+  std::string at = seedVersion, digest = seedDigest;
   std::vector<std::string> skipped;
   size_t hint = 0;
   for (unsigned step = 0; step < options.maxSteps; ++step) {
@@ -601,10 +615,12 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
     b.digest = digest;
     auto known = facts.find(digest);
     if (known == facts.end()) {
+      if (!session)
+        return std::nullopt;
       if (!text) {
         std::string read, error;
         if (!timed("show", [&] {
-              return session.workspace().readObject(digest, read, error);
+              return session->workspace().readObject(digest, read, error);
             })) {
           b.error = "show: " + error;
           return finish();
@@ -612,7 +628,7 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         text = std::move(read);
       }
       llvm::Expected<PayloadFacts> f = timed("facts", [&] {
-        return inspectPayload(*text, at, session.limits());
+        return inspectPayload(*text, at, session->limits());
       });
       if (!f) {
         Refusal r = toRefusal(f.takeError());
@@ -622,7 +638,17 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
       newFacts[digest] = f->toJSON();
       known = facts.emplace(digest, std::move(*f)).first;
     }
-    std::optional<Choice> choice = nextChoice(known->second, skipped);
+    // The decision: a function of the facts and the steps skipped, made
+    // once for each (its alternatives are many JSON objects).
+    std::string choiceKey = digest;
+    for (const std::string &k : skipped)
+      choiceKey += "\n" + k;
+    auto decided = choices.find(choiceKey);
+    if (decided == choices.end())
+      decided = choices
+                    .emplace(choiceKey, nextChoice(known->second, skipped))
+                    .first;
+    const std::optional<Choice> &choice = decided->second;
     if (!choice) {
       b.mapped = known->second.launched;
       if (!b.mapped)
@@ -664,8 +690,21 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         lastRefusal = before->second + " (refused before)";
         continue;
       }
+      // Made before (the workspace would answer the same request with the
+      // same version, deduplicated): not asked again.
+      if (auto made = steps.find(key); made != steps.end()) {
+        b.schedule.push_back(json::Object(alt));
+        b.path.push_back({n, i, kind});
+        at = made->second.first;
+        digest = made->second.second;
+        text.reset();
+        taken = true;
+        break;
+      }
+      if (!session)
+        return std::nullopt;
       llvm::Expected<Result> made = timed("apply", [&] {
-        return session.applyAction(at, json::Value(json::Object(alt)));
+        return session->applyAction(at, json::Value(json::Object(alt)));
       });
       if (made) {
         b.schedule.push_back(json::Object(alt));
@@ -673,6 +712,8 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         at = made->version;
         digest = digestIn(*made);
         text.reset();
+        steps[key] = {at, digest};
+        newSteps[key] = json::Array{at, digest};
         taken = true;
         break;
       }
@@ -699,13 +740,18 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
   if (!b.mapped && b.error.empty())
     b.error = "too_many_steps: not mapped after " +
               std::to_string(options.maxSteps) + " steps";
-  if (b.mapped && options.lower) {
-    llvm::Expected<Result> lowered =
-        timed("compile", [&] { return session.compile(b.version); });
-    if (!lowered) {
-      Refusal r = toRefusal(lowered.takeError());
+  if (b.mapped && options.lower && !lowered.count(b.version)) {
+    if (!session)
+      return std::nullopt;
+    llvm::Expected<Result> lowering =
+        timed("compile", [&] { return session->compile(b.version); });
+    if (!lowering) {
+      Refusal r = toRefusal(lowering.takeError());
       b.mapped = false;
       b.error = std::string(codeName(r.code)) + ": " + r.message;
+    } else {
+      lowered.insert(b.version);
+      newLowered.push_back(b.version);
     }
   }
   return finish();
@@ -719,6 +765,25 @@ void WorkspaceBuilder::learn(const json::Object &learnt) {
   if (const json::Object *r = learnt.getObject("refused"))
     for (const auto &[key, why] : *r)
       refused[key.str()] = why.getAsString().value_or("").str();
+  auto pair = [](const json::Value *v) -> std::optional<std::pair<std::string, std::string>> {
+    const json::Array *a = v ? v->getAsArray() : nullptr;
+    if (!a || a->size() != 2 || !(*a)[0].getAsString() || !(*a)[1].getAsString())
+      return std::nullopt;
+    return std::make_pair((*a)[0].getAsString()->str(), (*a)[1].getAsString()->str());
+  };
+  if (const json::Object *s = learnt.getObject("steps"))
+    for (const auto &[key, made] : *s)
+      if (auto p = pair(&made))
+        steps.emplace(key.str(), std::move(*p));
+  if (const json::Array *l = learnt.getArray("lowered"))
+    for (const json::Value &v : *l)
+      if (auto version = v.getAsString())
+        lowered.insert(version->str());
+  if (seedVersion.empty())
+    if (auto p = pair(learnt.get("seed"))) {
+      seedVersion = p->first;
+      seedDigest = p->second;
+    }
 }
 
 
@@ -734,6 +799,8 @@ void WorkspaceBuilder::spawn() {
   while (batch.next < batch.proposals.size() &&
          batch.running.size() < std::max(1u, options.jobs)) {
     size_t index = batch.next++;
+    if (batch.known[index])
+      continue;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
       batch.out[index] = failedBuild(std::string("pipe: ") + std::strerror(errno));
@@ -749,7 +816,10 @@ void WorkspaceBuilder::spawn() {
       watch = parent;
       json::Object reply;
       auto started = std::chrono::steady_clock::now();
-      llvm::Expected<Session> s = Session::open(dir, who);
+      // The tune's session, copied by fork: its memo of the history
+      // (Workspace::readLogs) read up to this batch.
+      llvm::Expected<Session> s =
+          opened ? llvm::Expected<Session>(*opened) : Session::open(dir, who);
       if (s) {
         s->limits() = limits;
         // Atomic writes without an fsync each (Workspace::setDurable): the
@@ -758,7 +828,7 @@ void WorkspaceBuilder::spawn() {
         // tune records it.
         s->setDurable(false);
         json::Object learnt;
-        Built b = realize(*s, batch.proposals[index], learnt);
+        Built b = *realize(&*s, batch.proposals[index], learnt);
         std::string synced;
         auto t0 = std::chrono::steady_clock::now();
         if (!s->workspace().sync(synced) && b.error.empty()) {
@@ -798,10 +868,38 @@ void WorkspaceBuilder::start(const std::vector<Proposal> &proposals) {
   // process group (an interrupt at the terminal reaches the tune, which
   // lets them finish: no apply is cut halfway), and stops when the tune
   // is gone.
+  // Every build process forks from a process with the harness's contexts
+  // made (no IR parsed here): each would make them itself otherwise.
+  Session::warm();
+  if (!opened) {
+    llvm::Expected<Session> s = Session::open(dir, who);
+    if (s)
+      opened.emplace(std::move(*s));
+    else
+      llvm::consumeError(s.takeError()); // each build process says why
+  }
+  if (opened) { // the history read here once (parsed: what is new)
+    std::vector<VersionEntry> entries;
+    std::vector<RequestRecord> requests;
+    std::string error;
+    opened->workspace().readHistory(entries, requests, error);
+  }
   batch = Batch();
   batch.proposals = proposals;
   batch.out.resize(proposals.size());
   batch.replies.resize(proposals.size());
+  batch.known.assign(proposals.size(), false);
+  // A proposal whose every step (and lowering) an earlier build made is
+  // realized here, from what the builds taught: the same decisions and
+  // versions a build process would reach (the workspace deduplicates each
+  // of its requests), without a process.
+  for (size_t i = 0; i < proposals.size(); ++i) {
+    json::Object unused;
+    if (std::optional<Built> b = realize(nullptr, proposals[i], unused)) {
+      batch.out[i] = std::move(*b);
+      batch.known[i] = true;
+    }
+  }
   spawn();
 }
 
@@ -835,6 +933,8 @@ std::vector<Built> WorkspaceBuilder::finish() {
   }
   // The batch's lessons, in proposal order.
   for (size_t i = 0; i < batch.proposals.size(); ++i) {
+    if (batch.known[i])
+      continue;
     if (batch.replies[i].empty()) {
       if (batch.out[i].error.empty())
         batch.out[i] = failedBuild("the build process left no result");

@@ -14,10 +14,12 @@
 #include "tirx/Tune/Space.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <unistd.h>
 
@@ -465,6 +467,101 @@ TEST(TuneOptionsCheck, CompileOnlyRanksNothing) {
   EXPECT_FALSE(report->get("best"));
   EXPECT_EQ(land.measures, 0u);
   EXPECT_EQ(report->getBoolean("compile_only"), true);
+}
+
+namespace {
+size_t linesOf(const std::string &path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);)
+    ++n;
+  return n;
+}
+
+/// A build without its timings (they differ from run to run).
+json::Value untimed(Built b) {
+  b.phasesMs.clear();
+  return json::Value(b.toJSON());
+}
+} // namespace
+
+TEST(TuneSpace, AKnownRealizationIsTheOneABuildProcessMakes) {
+  std::string dir = tempPath("-ws");
+  std::ifstream in(std::string(TIRX_TEST_SOURCE_DIR) +
+                   "/test/Tune/Inputs/saxpy_2e20.mlir");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  auto init = Session::init(dir, text, "saxpy", {}, {"test", ""});
+  ASSERT_TRUE(bool(init)) << llvm::toString(init.takeError());
+  BuilderOptions options;
+  options.jobs = 2;
+  std::vector<Proposal> proposals = {Proposal(Genome{}, "auto"),
+                                     Proposal(Genome{1, 1}, "random"),
+                                     Proposal(Genome{2, 0, 1}, "random")};
+  WorkspaceBuilder builder(dir, "v1", {"test", ""}, ChildLimits{}, options);
+  std::vector<Built> made = builder.build(proposals);
+  ASSERT_EQ(made.size(), proposals.size());
+  for (const Built &b : made) {
+    EXPECT_TRUE(b.mapped) << b.error;
+    EXPECT_TRUE(b.phasesMs.count("process")); // a build process each
+  }
+  EXPECT_NE(made[0].digest, made[1].digest);
+
+  // Again: every step was made before; realized in the tune, with the same
+  // decisions, schedule and versions, and nothing asked of the workspace.
+  size_t audited = linesOf(dir + "/audit.jsonl");
+  size_t versions = linesOf(dir + "/index.jsonl");
+  std::vector<Built> again = builder.build(proposals);
+  ASSERT_EQ(again.size(), proposals.size());
+  for (size_t i = 0; i < made.size(); ++i) {
+    EXPECT_FALSE(again[i].phasesMs.count("process")) << i;
+    EXPECT_EQ(untimed(again[i]), untimed(made[i])) << i;
+  }
+  EXPECT_EQ(linesOf(dir + "/audit.jsonl"), audited);
+  EXPECT_EQ(linesOf(dir + "/index.jsonl"), versions);
+
+  // A builder that knows nothing asks the workspace (processes), which
+  // answers each step with the same version: the same builds.
+  WorkspaceBuilder fresh(dir, "v1", {"test", ""}, ChildLimits{}, options);
+  std::vector<Built> anew = fresh.build(proposals);
+  for (size_t i = 0; i < made.size(); ++i) {
+    EXPECT_TRUE(anew[i].phasesMs.count("process")) << i;
+    EXPECT_EQ(untimed(anew[i]), untimed(made[i])) << i;
+  }
+  EXPECT_EQ(linesOf(dir + "/index.jsonl"), versions);
+
+  // A decision taken differently is a step not made before: a process, a
+  // new version, from the same known prefix. (Another tile size at the
+  // first decision.)
+  std::vector<Built> other = builder.build({Proposal(Genome{3}, "random")});
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_TRUE(other[0].mapped) << other[0].error;
+  EXPECT_TRUE(other[0].phasesMs.count("process"));
+  for (const Built &b : made)
+    EXPECT_NE(other[0].digest, b.digest);
+  EXPECT_GT(linesOf(dir + "/index.jsonl"), versions);
+
+  // Lowering: what a builder that lowers knows is lowered only once its
+  // own build lowered it (a builder that did not lower knows no bundle).
+  BuilderOptions lowering = options;
+  lowering.lower = true;
+  if (llvm::sys::findProgramByName("ptxas") ||
+      llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas")) {
+    WorkspaceBuilder lowers(dir, "v1", {"test", ""}, ChildLimits{}, lowering);
+    std::vector<Built> one = lowers.build({proposals[0]});
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_TRUE(one[0].mapped) << one[0].error;
+    EXPECT_TRUE(one[0].phasesMs.count("compile")); // lowered in a process
+    EXPECT_TRUE(llvm::sys::fs::exists(dir + "/bundles/" + one[0].version +
+                                      "/manifest.json"));
+    std::vector<Built> twice = lowers.build({proposals[0]});
+    EXPECT_FALSE(twice[0].phasesMs.count("process"));
+    EXPECT_EQ(untimed(twice[0]), untimed(one[0]));
+    // Not lowered yet: the second proposal's version takes a process.
+    std::vector<Built> next = lowers.build({proposals[1]});
+    EXPECT_TRUE(next[0].phasesMs.count("compile"));
+  }
+  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(TuneSpace, TheFirstAlternativesAreTheAutomaticSchedules) {

@@ -177,6 +177,126 @@ TEST(WorkspaceTest, WritesWithoutAnFsyncEachStayAtomicAndChained) {
   EXPECT_TRUE(ws->sync(error)) << error;
 }
 
+namespace {
+/// The history as one text: ids, parents, digests, messages, requests.
+std::string historyOf(const std::vector<VersionEntry> &entries,
+                      const std::vector<RequestRecord> &records) {
+  std::string out;
+  for (const VersionEntry &e : entries)
+    out += e.id + " " + e.parent + " " + e.digest + " " + e.message + "\n";
+  for (const RequestRecord &r : records)
+    out += r.signature + " " + r.outcome + " " + r.version + "\n";
+  return out;
+}
+
+void appendSome(const Workspace &ws, int from, int to) {
+  std::string error;
+  for (int i = from; i <= to; ++i) {
+    std::string digest;
+    ASSERT_TRUE(ws.writeObject("payload " + std::to_string(i) + "\n", digest,
+                               error))
+        << error;
+    VersionEntry e;
+    e.id = "v" + std::to_string(i);
+    e.parent = i > 1 ? "v" + std::to_string(i - 1) : "";
+    e.digest = digest;
+    e.kind = i > 1 ? "apply" : "init";
+    e.message = "m" + std::to_string(i);
+    ASSERT_TRUE(ws.appendVersion(e, error)) << error;
+    ASSERT_TRUE(ws.appendRequest({"sig" + std::to_string(i), "accepted", e.id,
+                                  "", ""},
+                                 error))
+        << error;
+  }
+}
+} // namespace
+
+// A Workspace remembers the logs it last read sound (their bytes) and
+// parses only what was appended since; every byte is compared, so a read
+// reports exactly what a fresh one does: appends by others, a line edited
+// in place (same length), a line removed, each as a new Workspace reports
+// it.
+TEST(WorkspaceTest, AReadAfterAnotherAgreesWithAFreshRead) {
+  ScratchDir scratch;
+  std::string error;
+  auto ws = Workspace::create(scratch.workspace(), "sm_90", "", error);
+  ASSERT_TRUE(ws) << error;
+  auto fresh = [&](std::string &why) {
+    std::vector<VersionEntry> entries;
+    std::vector<RequestRecord> records;
+    auto other = Workspace::open(scratch.workspace(), why);
+    if (!other || !other->readHistory(entries, records, why))
+      return std::string("damaged");
+    return historyOf(entries, records);
+  };
+  auto mine = [&](std::string &why) {
+    std::vector<VersionEntry> entries;
+    std::vector<RequestRecord> records;
+    if (!ws->readHistory(entries, records, why))
+      return std::string("damaged");
+    return historyOf(entries, records);
+  };
+  appendSome(*ws, 1, 3);
+  std::string a, b;
+  ASSERT_EQ(mine(a), fresh(b)) << a << " / " << b;
+
+  // Appended by another writer: seen.
+  auto writer = Workspace::open(scratch.workspace(), error);
+  ASSERT_TRUE(writer) << error;
+  appendSome(*writer, 4, 6);
+  std::string now = mine(a);
+  EXPECT_EQ(now, fresh(b));
+  EXPECT_NE(now.find("v6 v5"), std::string::npos) << now;
+
+  // Line 2 edited in place, the same length: the same damage as a fresh
+  // read finds (the bytes differ from the remembered ones).
+  std::string index = scratch.workspace() + "/index.jsonl";
+  std::string original = readText(index);
+  std::string edited = original;
+  size_t at = edited.find("\"m2\"");
+  ASSERT_NE(at, std::string::npos);
+  edited[at + 1] = 'x';
+  writeText(index, edited);
+  a.clear();
+  b.clear();
+  EXPECT_EQ(mine(a), "damaged");
+  EXPECT_EQ(fresh(b), "damaged");
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("index.jsonl:3: chain broken"), std::string::npos) << a;
+
+  // Restored: sound again, for both.
+  writeText(index, original);
+  EXPECT_EQ(mine(a), fresh(b));
+  EXPECT_NE(mine(a), "damaged");
+
+  // The last line removed: missing, as a fresh read says.
+  writeText(index, original.substr(
+                       0, original.rfind('\n', original.size() - 2) + 1));
+  a.clear();
+  b.clear();
+  EXPECT_EQ(mine(a), "damaged");
+  fresh(b);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("missing"), std::string::npos) << a;
+  writeText(index, original);
+
+  // A request line edited: the same damage in requests.jsonl.
+  std::string requests = scratch.workspace() + "/requests.jsonl";
+  std::string log = readText(requests);
+  EXPECT_NE(mine(a), "damaged");
+  std::string changed = log;
+  changed[changed.find("sig5") + 3] = '9';
+  writeText(requests, changed);
+  a.clear();
+  b.clear();
+  EXPECT_EQ(mine(a), "damaged");
+  fresh(b);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("requests.jsonl:6: chain broken"), std::string::npos) << a;
+  writeText(requests, log);
+  EXPECT_EQ(mine(a), fresh(b));
+}
+
 TEST(WorkspaceTest, SecondLockInOneProcessIsRefused) {
   ScratchDir scratch;
   std::string error;

@@ -91,6 +91,13 @@ public:
   static llvm::Expected<Session> open(const std::string &dir,
                                       Identity who = {});
 
+  /// Makes, once per process, what applies and inspections start from:
+  /// the context every isolated child is forked from and the one actions'
+  /// scripts are built in, every dialect loaded (no IR is parsed). A
+  /// process that forks workers which will apply (tirx tune's builders)
+  /// calls it first, so that each inherits them instead of making its own.
+  static void warm();
+
   const Workspace &workspace() const { return ws; }
   /// See Workspace::setDurable.
   void setDurable(bool on) { ws.setDurable(on); }

@@ -44,6 +44,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -277,6 +278,12 @@ private:
   std::string targetChip;
   std::string taskText;
   std::string metaText; // workspace.json's bytes: the chains' genesis
+  /// The index and the request log as last read and found sound (their
+  /// bytes and entries), shared by copies of this Workspace: a later read
+  /// compares the files' bytes with them and parses only what was
+  /// appended since (readLogs).
+  struct LogMemo;
+  std::shared_ptr<LogMemo> memo;
 };
 
 /// Current UTC time, ISO 8601 with milliseconds.

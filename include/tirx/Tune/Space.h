@@ -90,14 +90,17 @@ private:
     std::vector<Built> out;
     std::vector<std::string> replies;
     std::vector<Child> running;
+    std::vector<bool> known; // realized without a process
     size_t next = 0;
   };
   /// Starts build processes while fewer than `jobs` run.
   void spawn();
 
-  /// Realizes one proposal; new facts and refusals go to `learnt`.
-  Built realize(Session &session, const Proposal &proposal,
-                llvm::json::Object &learnt);
+  /// Realizes one proposal; new facts, refusals, steps and lowerings go to
+  /// `learnt`. Without a session, only from what is known (no request is
+  /// made): none when a step, a version's facts or a lowering is not.
+  std::optional<Built> realize(Session *session, const Proposal &proposal,
+                               llvm::json::Object &learnt);
   void learn(const llvm::json::Object &learnt);
 
   std::string dir, seed;
@@ -106,7 +109,16 @@ private:
   BuilderOptions options;
   std::map<std::string, PayloadFacts> facts;  // by payload digest
   std::map<std::string, std::string> refused; // "digest action" -> why
+  /// "digest action" -> the version it made and that version's digest.
+  std::map<std::string, std::pair<std::string, std::string>> steps;
+  std::set<std::string> lowered; // versions whose bundles a build made
+  /// "digest\nskipped..." -> its decision (nextChoice).
+  std::map<std::string, std::optional<Choice>> choices;
+  std::string seedVersion, seedDigest; // once a build has shown the seed
   pid_t watch = 0; // in a build process: the tune's pid
+  /// The workspace as the tune reads it: build processes start from a
+  /// copy (with what it has read of the history).
+  std::optional<Session> opened;
   Batch batch;
 };
 
