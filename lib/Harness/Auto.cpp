@@ -1286,6 +1286,11 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
 }
 } // namespace
 
+std::string mlir::tirx::workspaceChip(const Session &session) {
+  const std::string &chip = session.workspace().target();
+  return chip.empty() ? "sm_90" : chip;
+}
+
 Expected<PayloadFacts> mlir::tirx::inspectPayload(const std::string &text,
                                                   const std::string &name,
                                                   const ChildLimits &limits) {
@@ -1328,9 +1333,7 @@ Expected<std::pair<std::string, PayloadFacts>> factsAt(Session &session,
       inspectPayload(shown->text, shown->version, session.limits());
   if (!facts)
     return facts.takeError();
-  // As the lowering takes it: no target is sm_90.
-  const std::string &chip = session.workspace().target();
-  facts->chip = chip.empty() ? "sm_90" : chip;
+  facts->chip = workspaceChip(session);
   return std::make_pair(shown->version, std::move(*facts));
 }
 } // namespace

@@ -619,6 +619,7 @@ Built WorkspaceBuilder::realize(Session &session, const Proposal &proposal,
         b.error = std::string(codeName(r.code)) + ": " + r.message;
         return finish();
       }
+      f->chip = workspaceChip(session); // use_wgmma on sm_90, as auto
       newFacts[digest] = f->toJSON();
       known = facts.emplace(digest, std::move(*f)).first;
     }

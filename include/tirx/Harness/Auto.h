@@ -228,6 +228,10 @@ llvm::Expected<Result> suggestSteps(Session &session,
                                     const std::string &version,
                                     const std::vector<std::string> &skipped);
 
+/// The chip the rules see for `session`'s workspace (PayloadFacts::chip):
+/// its target, sm_90 when none is recorded (as the lowering takes it).
+std::string workspaceChip(const Session &session);
+
 /// The facts of a payload (text), computed in a child process.
 llvm::Expected<PayloadFacts> inspectPayload(const std::string &payloadText,
                                             const std::string &name,
