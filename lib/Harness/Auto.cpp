@@ -281,9 +281,65 @@ bool mmaSixteen(const OpFacts &op) {
          (op.inputType == "f16" && op.elementType == "f16");
 }
 
+} // namespace
+
+bool mlir::tirx::wgmmaTakes(const std::string &chip, const OpFacts &op) {
+  if (chip != "sm_90" && chip != "sm_90a")
+    return false;
+  if (op.name != "linalg.matmul" || op.extents.size() != 3 || dynamic(op) ||
+      !llvm::StringRef(op.layout).starts_with("mk,") || op.elementType != "f32")
+    return false;
+  bool kMajorB = op.layout == "mk,nk";
+  bool sixteenBit = op.inputType == "f16" || op.inputType == "bf16";
+  if (!sixteenBit && !(op.inputType == "f32" && kMajorB))
+    return false;
+  return op.extents[2] % (sixteenBit ? 8 : 4) == 0;
+}
+
+std::vector<std::vector<int64_t>>
+mlir::tirx::wgmmaBlockTiles(const OpFacts &op) {
+  std::vector<std::vector<int64_t>> out;
+  if (op.extents.size() != 3)
+    return out;
+  int64_t m = op.extents[0], n = op.extents[1];
+  int64_t tailAlign = op.layout == "mk,nk" ? 4 : 8;
+  for (int64_t bn : {256, 128})
+    if (m >= 128 && n >= bn &&
+        ((m % 128 == 0 && n % bn == 0) || n % tailAlign == 0))
+      out.push_back({128, bn});
+  return out;
+}
+
+namespace {
+/// The wgmma step of a block's matmul tile right after tile_to_blocks
+/// (use_wgmma takes A and B as tiles of the whole buffers, all of K): 4
+/// stages of TMA loads, then 3; two warpgroups for a tile wider than 128
+/// (at most 128 sums a thread). Optional: refused (a tile it cannot take,
+/// a tail alone), the tile goes on as mma.sync or SIMT does.
+std::optional<Step> wgmmaStep(const std::string &chip, const OpFacts &op,
+                              const std::vector<std::string> &skipped) {
+  std::string key = opKey("use_wgmma", op);
+  if (op.stage != Stage::Block || op.inLoop || op.promoted || op.tail ||
+      has(skipped, key) || !wgmmaTakes(chip, op))
+    return std::nullopt;
+  int64_t bm = op.extents[0], bn = op.extents[1];
+  int64_t groups = bm == 128 && bn > 128 ? 2 : 1;
+  Step s;
+  s.why = op.name + "#" + std::to_string(op.index) +
+          ": wgmma fed by TMA (Hopper)";
+  s.optional = true;
+  s.key = key;
+  for (int64_t stages : {4, 3})
+    s.candidates.push_back(action(
+        "use_wgmma",
+        json::Object{{"stages", stages}, {"warpgroups", groups}}, &op));
+  return s;
+}
+
 /// The steps of a matmul-like op (linalg.matmul, linalg.batch_matmul).
+/// `chip`: the workspace's target (wgmma on sm_90).
 void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
-                 std::vector<Step> &steps) {
+                 const std::string &chip, std::vector<Step> &steps) {
   bool batch = op.name == "linalg.batch_matmul";
   size_t lead = batch ? 1 : 0;
   // Tensor cores (use_mma, a linalg.matmul only): f32 operands as tf32
@@ -302,7 +358,16 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     Step s;
     s.why = op.name + "#" + std::to_string(op.index) + ": block tiles";
     int64_t m = op.extents[lead], n = op.extents[lead + 1];
-    if (sixteen && m > 0 && n > 0 && m % 128 == 0 && n % 128 == 0)
+    // wgmma's tiles first (Hopper); the others if use_wgmma refuses.
+    std::vector<std::vector<int64_t>> wgmma =
+        batch || !wgmmaTakes(chip, op) ? std::vector<std::vector<int64_t>>{}
+                                       : wgmmaBlockTiles(op);
+    for (const std::vector<int64_t> &t : wgmma)
+      s.candidates.push_back(action(
+          "tile_to_blocks", json::Object{{"tile_sizes", ints(t)}}, &op));
+    bool has128 = std::find(wgmma.begin(), wgmma.end(),
+                            std::vector<int64_t>{128, 128}) != wgmma.end();
+    if (sixteen && !has128 && m > 0 && n > 0 && m % 128 == 0 && n % 128 == 0)
       s.candidates.push_back(action(
           "tile_to_blocks", json::Object{{"tile_sizes", ints({128, 128})}}, &op));
     for (int64_t t : {64, 32, 16})
@@ -319,6 +384,10 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   }
   if (op.stage != Stage::Block)
     return;
+  if (std::optional<Step> w = wgmmaStep(chip, op, skipped)) {
+    steps.push_back(std::move(*w));
+    return;
+  }
   std::string kKey = opKey("tile_reduction", op);
   if (!op.inLoop && !has(skipped, kKey)) {
     Step s;
@@ -865,7 +934,7 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
     size_t before = steps.size();
     if ((op.name == "linalg.matmul" || op.name == "linalg.batch_matmul") &&
         op.extents.size() >= 3)
-      matmulSteps(op, skipped, steps);
+      matmulSteps(op, skipped, facts.chip, steps);
     else
       opSteps(op, skipped, steps, chain ? rowThreadsOf(facts, *chain, op) : 0);
     if (steps.size() > before)
@@ -918,7 +987,8 @@ json::Object PayloadFacts::toJSON() const {
         {"flattenable", op.flattenable},
         {"tail", op.tail},
         {"block", op.block},
-        {"block_threads", op.blockThreads}});
+        {"block_threads", op.blockThreads},
+        {"layout", op.layout}});
   }
   json::Array loops;
   for (const StagedLoop &l : staged)
@@ -926,6 +996,7 @@ json::Object PayloadFacts::toJSON() const {
                                  {"element_bytes", int64_t(l.elementBytes)}});
   return json::Object{{"tensors", tensors},
                       {"launched", launched},
+                      {"chip", chip},
                       {"ops", std::move(list)},
                       {"staged", std::move(loops)}};
 }
@@ -937,6 +1008,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
   PayloadFacts f;
   f.tensors = o->getBoolean("tensors").value_or(false);
   f.launched = o->getBoolean("launched").value_or(false);
+  f.chip = o->getString("chip").value_or("").str();
   if (const json::Array *list = o->getArray("ops"))
     for (const json::Value &e : *list) {
       const json::Object *p = e.getAsObject();
@@ -970,6 +1042,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.tail = p->getBoolean("tail").value_or(false);
       op.block = p->getInteger("block").value_or(-1);
       op.blockThreads = p->getInteger("block_threads").value_or(0);
+      op.layout = p->getString("layout").value_or("").str();
       f.ops.push_back(std::move(op));
     }
   if (const json::Array *list = o->getArray("staged"))
@@ -1150,6 +1223,12 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
                     !isa<linalg::FillOp>(op) &&
                     !tirx::flattenObstacle(linalgOp);
     f.tail = tirx::isTail(op);
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
+      std::string why;
+      if (FailureOr<MmaLayout> l = tirx::mmaLayout(matmul, why); succeeded(l))
+        f.layout = std::string(l->transposeA ? "km" : "mk") +
+                   (l->transposeB ? ",nk" : ",kn");
+    }
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();
     for (AffineMap map : linalgOp.getIndexingMapsArray()) {
@@ -1207,6 +1286,11 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
 }
 } // namespace
 
+std::string mlir::tirx::workspaceChip(const Session &session) {
+  const std::string &chip = session.workspace().target();
+  return chip.empty() ? "sm_90" : chip;
+}
+
 Expected<PayloadFacts> mlir::tirx::inspectPayload(const std::string &text,
                                                   const std::string &name,
                                                   const ChildLimits &limits) {
@@ -1249,6 +1333,7 @@ Expected<std::pair<std::string, PayloadFacts>> factsAt(Session &session,
       inspectPayload(shown->text, shown->version, session.limits());
   if (!facts)
     return facts.takeError();
+  facts->chip = workspaceChip(session);
   return std::make_pair(shown->version, std::move(*facts));
 }
 } // namespace

@@ -3,6 +3,7 @@ feedback). Run by `make check` (python3 -m unittest)."""
 import http.server
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -16,6 +17,7 @@ from tirx import (GreedyPolicy, HarnessAgent, HarnessError, LLMPolicy,  # noqa: 
                   MCPClient, Observation, RandomPolicy, TIRxContext, prompt_payload,
                   choose_parallel_tiling, cyclic_chunk, library_plan, row_block_threads,
                   vector_widths)
+from tirx.client import find_tirx  # noqa: E402
 
 SAXPY = os.path.join(ROOT, "examples", "saxpy.mlir")
 
@@ -293,21 +295,40 @@ class AgentTest(unittest.TestCase):
     def test_greedy_transposes_through_shared_memory(self):
         self._greedy_matches_suite_recipe("transpose", 6)
     def test_greedy_puts_a_16_bit_matmul_on_tensor_cores_as_auto_does(self):
-        # f16 x f16 -> f32: the same actions as `tirx auto` (128x128 blocks,
-        # K steps of 32, padded shared tiles, 2x2 warps of mma.sync, 2
-        # pipeline stages), the same final IR.
+        # f16 x f16 -> f32 on an sm_90 workspace: the library's actions, as
+        # `tirx auto` takes them (128x256 blocks, use_wgmma with 2
+        # warpgroups, the kernel), the same final IR.
         payload = os.path.join(ROOT, "test", "Tune", "Inputs", "matmul_f16_256.mlir")
         with TIRxContext(workspace_dir=os.path.join(tempfile.mkdtemp(), "ws")) as ctx:
             v1 = ctx.commit_ir(payload)
             result = HarnessAgent(GreedyPolicy(), ctx).run(v1, steps=8)
             plans = [h["plan"] for h in result["history"] if h["ok"]]
             self.assertEqual([p["transform"] for p in plans],
-                             ["tile_to_blocks", "tile_reduction", "promote_to_shared",
-                              "use_mma", "pipeline", "map_to_gpu"])
+                             ["tile_to_blocks", "use_wgmma", "map_to_gpu"])
+            self.assertEqual(plans[1]["params"], {"stages": 4, "warpgroups": 2})
             auto = ctx.auto(v1)
             self.assertTrue(auto["ok"], auto)
             self.assertEqual([s["action"]["params"] for s in auto["steps"] if s["ok"]],
                              [p["params"] for p in plans])
+            self.assertEqual(ctx.read_ir(auto["final_version"]),
+                             ctx.read_ir(result["final_version"]))
+
+    def test_greedy_keeps_mma_sync_on_an_sm_80_workspace(self):
+        # No wgmma on sm_80 (the lowering refuses it): auto's mma.sync
+        # schedule (128x128 blocks, K steps of 32, padded shared tiles, 2x2
+        # warps, the copies pipelined), which the greedy policy takes too.
+        payload = os.path.join(ROOT, "test", "Tune", "Inputs", "matmul_f16_256.mlir")
+        ws = os.path.join(tempfile.mkdtemp(), "ws")
+        subprocess.run([find_tirx(), "init", payload, "--target", "sm_80",
+                        "--workspace", ws], check=True, capture_output=True)
+        with TIRxContext(workspace_dir=ws) as ctx:
+            result = HarnessAgent(GreedyPolicy(), ctx).run("v1", steps=8)
+            plans = [h["plan"] for h in result["history"] if h["ok"]]
+            self.assertEqual([p["transform"] for p in plans],
+                             ["tile_to_blocks", "tile_reduction", "promote_to_shared",
+                              "use_mma", "pipeline", "map_to_gpu"])
+            auto = ctx.auto("v1")
+            self.assertTrue(auto["ok"], auto)
             self.assertEqual(ctx.read_ir(auto["final_version"]),
                              ctx.read_ir(result["final_version"]))
 

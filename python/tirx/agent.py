@@ -372,9 +372,8 @@ class GreedyPolicy:
             refused = {t["plan"] for t in obs.tried if not t["ok"]}
             if special and special.key() not in refused:
                 return special
-        matmul = self._matmul16(obs, block_loops, launched)
-        if matmul is not None:
-            return first_untried(matmul)
+        if self._matmul(obs, launched):
+            return library_plan(obs)
 
         # A reduction: its parallel loops (first) to blocks of one output,
         # the reduction shared by the block's threads, then the kernel.
@@ -440,57 +439,17 @@ class GreedyPolicy:
 
 
     @staticmethod
-    def _matmul16(obs: Observation, block_loops, launched) -> Optional[List[Plan]]:
-        """A linalg.matmul of two f16 or two bf16 operands (f32 C, or f16
-        for f16), as `tirx auto` schedules it (Auto.cpp, matmulSteps): 128x128
-        blocks, K in steps of 32, A and B in shared memory with rows padded
-        by 8, 2x2 warps of mma.sync m16n8k16, the copies pipelined in 2
-        stages (examples/recipes/matmul_f16-pipeline.json). None otherwise."""
+    def _matmul(obs: Observation, launched) -> bool:
+        """A linalg.matmul left to schedule, or one on the tensor cores
+        whose kernel is not mapped yet (mma.sync's copies to pipeline):
+        the library's rules take it (`tirx auto`'s, Auto.cpp matmulSteps:
+        wgmma fed by TMA on an sm_90 workspace where it takes the operands,
+        else mma.sync or SIMT), so that the greedy policy and auto make the
+        same matmul."""
         if launched:
-            return None
-        loops = obs.views.get("loop_structure", {}).get("loops", [])
-        matmuls = [l for l in loops if l["kind"] == "linalg.matmul"]
-        line = next((l for l in obs.ir.splitlines() if "linalg.matmul" in l), "")
-        types = re.findall(r"memref<(?:[0-9?]+x)+(\w+)", line)
-        shared = "address_space<workgroup>" in obs.ir
-        if matmuls:
-            if len(types) != 3 or types[0] != types[1] or types[0] not in ("f16", "bf16") \
-                    or not (types[2] == "f32" or types[2] == types[0] == "f16"):
-                return None
-            axes = matmuls[0]["axes"]
-            if len(axes) != 3:
-                return None
-            if not block_loops:
-                m, n = axes[0]["extent"], axes[1]["extent"]
-                return [Plan("tile_to_blocks", {"tile_sizes": [t, t]}, "linalg.matmul")
-                        for t in (128, 64, 32, 16) if m % t == 0 and n % t == 0]
-            in_k = any(l["kind"] == "scf.for" for l in loops)
-            if not in_k:
-                k = axes[2]["extent"]
-                return [Plan("tile_reduction", {"tile_sizes": [0, 0, t]}, "linalg.matmul")
-                        for t in (32, 16) if k % t == 0 and k > t]
-            if not shared:
-                return [Plan("promote_to_shared", {"operands": [0, 1], "padding": 8},
-                             "linalg.matmul")]
-            return [Plan("use_mma", {"warps": list(w)}, "linalg.matmul")
-                    for w in ((2, 2), (4, 2), (2, 1), (1, 2), (1, 1))]
-        # The matmul is on the tensor cores: its K loop's copies pipelined.
-        staged16 = re.search(r"memref<(?:[0-9]+x)+b?f16, #gpu.address_space<workgroup>>",
-                             obs.ir)
-        if "nvgpu.mma.sync" not in obs.ir or not staged16:
-            return None
-        if "tirx.async_copy" in obs.ir:  # pipelined
-            return [Plan("map_to_gpu", {})]
-        # Targets count scf.for ops in post-order: the loops inside the K
-        # loop (use_mma's) come before it.
-        fors = [l for l in loops if l["kind"] == "scf.for"]
-        outer = next((l for l in fors if l["depth"] == 1), None)
-        if outer is None:
-            return None
-        index = sum(1 for l in fors if l["path"].startswith(outer["path"] + " /")) + \
-            sum(1 for l in fors[:fors.index(outer)] if not outer["path"].startswith(l["path"]))
-        return [Plan("pipeline", {"stages": s}, {"op": "scf.for", "index": index})
-                for s in (2, 3)] + [Plan("map_to_gpu", {})]
+            return False
+        return any(k in obs.ir for k in ("linalg.matmul", "nvgpu.mma.sync",
+                                         "nvgpu.warpgroup.mma", "nvvm.wgmma"))
 
 
 class RandomPolicy:

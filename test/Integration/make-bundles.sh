@@ -139,6 +139,11 @@ from_recipe recipe-linear_f32-wgmma-odd "$in/linear_f32-odd.mlir" \
 export_ref linear_bf16-ref "$in/linear_bf16.mlir"
 from_recipe recipe-linear_bf16-wgmma "$in/linear_bf16.mlir" \
   "$ex/recipes/matmul_bf16-wgmma.json"
+# The same linear on mma.sync (what tirx auto takes on an sm_80 workspace,
+# and took before it proposed use_wgmma: the suite's linear_bf16 is on
+# wgmma now).
+from_recipe recipe-linear_bf16-pipeline "$in/linear_bf16.mlir" \
+  "$ex/recipes/matmul_bf16-pipeline.json"
 # The tf32 linear with a bias and GELU in its epilogue (one kernel), by the bf16
 # recipe.
 export_ref linear_bias_gelu_f32-ref "$in/linear_bias_gelu_f32.mlir"

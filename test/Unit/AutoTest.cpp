@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 using namespace mlir::tirx;
 namespace json = llvm::json;
 
@@ -243,6 +245,110 @@ TEST(AutoSteps, MatmulOnTensorCoresOrSimt) {
   EXPECT_EQ(transformOf(steps[0]), "tile_reduction");
 }
 
+/// The tile sizes of candidate `i` of a step.
+V tileOf(const Step &s, size_t i) {
+  V out;
+  const json::Object *params = s.candidates.at(i).getObject("params");
+  if (const json::Array *a = params ? params->getArray("tile_sizes") : nullptr)
+    for (const json::Value &x : *a)
+      out.push_back(x.getAsInteger().value_or(-1));
+  return out;
+}
+
+OpFacts matmul16(V extents, Stage stage = Stage::Top) {
+  OpFacts m = op("linalg.matmul", std::move(extents), {false, false, true},
+                 stage);
+  m.inputType = "bf16";
+  m.elementType = "f32";
+  m.elementBytes = 4;
+  m.layout = "mk,kn";
+  return m;
+}
+
+TEST(AutoSteps, MatmulOnWgmmaOnHopper) {
+  // bf16 x bf16 -> f32 on sm_90: 128x256 blocks first, then 128x128, then
+  // those of mma.sync and SIMT.
+  PayloadFacts f;
+  f.chip = "sm_90";
+  f.ops.push_back(matmul16({4096, 4096, 4096}));
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(tileOf(steps[0], 0), (V{128, 256}));
+  EXPECT_EQ(tileOf(steps[0], 1), (V{128, 128}));
+  EXPECT_EQ(tileOf(steps[0], 2), (V{64, 64}));
+  // The block's tile, right after tile_to_blocks: use_wgmma, 2 warpgroups
+  // for 256 columns, 4 stages then 3; optional.
+  f.ops[0] = matmul16({128, 256, 4096}, Stage::Block);
+  steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  ASSERT_EQ(steps[0].candidates.size(), 2u);
+  EXPECT_EQ(transformOf(steps[0]), "use_wgmma");
+  EXPECT_TRUE(steps[0].optional);
+  const json::Object *p = steps[0].candidates[0].getObject("params");
+  EXPECT_EQ(p->getInteger("stages"), 4);
+  EXPECT_EQ(p->getInteger("warpgroups"), 2);
+  EXPECT_EQ(steps[0].candidates[1].getObject("params")->getInteger("stages"), 3);
+  // Every candidate refused: mma.sync's K steps.
+  EXPECT_EQ(transformOf(nextSteps(f, {steps[0].key})[0]), "tile_reduction");
+  // A 128x128 tile: one warpgroup.
+  f.ops[0] = matmul16({128, 128, 4096}, Stage::Block);
+  steps = nextSteps(f, {});
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("warpgroups"), 1);
+  // A tail tile alone, or one in K steps already: no wgmma.
+  f.ops[0].tail = true;
+  EXPECT_NE(transformOf(nextSteps(f, {})[0]), "use_wgmma");
+  f.ops[0].tail = false;
+  f.ops[0].inLoop = true;
+  EXPECT_NE(transformOf(nextSteps(f, {})[0]), "use_wgmma");
+}
+
+TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
+  OpFacts m = matmul16({4096, 4096, 4096});
+  EXPECT_TRUE(wgmmaTakes("sm_90", m));
+  EXPECT_TRUE(wgmmaTakes("sm_90a", m));
+  // Other chips (the lowering refuses use_wgmma), or none known.
+  EXPECT_FALSE(wgmmaTakes("sm_80", m));
+  EXPECT_FALSE(wgmmaTakes("", m));
+  // f32 operands: only with B held as (n, k) (tf32, K-major).
+  OpFacts f32 = m;
+  f32.inputType = "f32";
+  EXPECT_FALSE(wgmmaTakes("sm_90", f32));
+  f32.layout = "mk,nk";
+  EXPECT_TRUE(wgmmaTakes("sm_90", f32));
+  // A as (k, m), broadcast maps, a 16-bit C, K not a multiple of 8, a
+  // batch matmul, run-time sizes: no.
+  for (auto change : std::vector<std::function<void(OpFacts &)>>{
+           [](OpFacts &o) { o.layout = "km,kn"; },
+           [](OpFacts &o) { o.layout = ""; },
+           [](OpFacts &o) { o.elementType = "bf16"; },
+           [](OpFacts &o) { o.extents[2] = 4100; },
+           [](OpFacts &o) { o.name = "linalg.batch_matmul"; },
+           [](OpFacts &o) { o.extents[0] = -1; }}) {
+    OpFacts o = m;
+    change(o);
+    EXPECT_FALSE(wgmmaTakes("sm_90", o));
+  }
+  // Tiles: whole ones, or tails use_wgmma computes (N a multiple of 8, 4
+  // for a K-major B); at least one full tile.
+  EXPECT_EQ(wgmmaBlockTiles(matmul16({3968, 4864, 4160})),
+            (std::vector<V>{{128, 256}, {128, 128}}));
+  EXPECT_EQ(wgmmaBlockTiles(matmul16({4096, 200, 4096})),
+            (std::vector<V>{{128, 128}}));
+  EXPECT_TRUE(wgmmaBlockTiles(matmul16({4096, 1002, 4096})).empty());
+  f32.extents = {4096, 1004, 4096};
+  EXPECT_EQ(wgmmaBlockTiles(f32).size(), 2u);
+  EXPECT_TRUE(wgmmaBlockTiles(matmul16({64, 4096, 4096})).empty());
+  // On sm_80 (or f32 with B as (k, n)) the tiles of before: 128x128 for
+  // 16-bit operands, 64x64 for f32.
+  PayloadFacts old;
+  old.chip = "sm_80";
+  old.ops.push_back(m);
+  EXPECT_EQ(tileOf(nextSteps(old, {})[0], 0), (V{128, 128}));
+  old.chip = "sm_90";
+  old.ops[0].inputType = "f32";
+  EXPECT_EQ(tileOf(nextSteps(old, {})[0], 0), (V{64, 64}));
+}
+
 TEST(AutoSteps, NormalizationInOneKernel) {
   // softmax as bufferized: fill, max, exp, fill, sum, divide.
   PayloadFacts f;
@@ -422,6 +528,8 @@ TEST(AutoSteps, FactsRoundTripThroughJSON) {
   f.ops.back().outputs = 2;
   f.ops.back().block = 3;
   f.ops.back().blockThreads = 512;
+  f.ops.back().layout = "mk,nk";
+  f.chip = "sm_90a";
   auto back = PayloadFacts::fromJSON(json::Value(f.toJSON()));
   ASSERT_TRUE(back);
   ASSERT_EQ(back->ops.size(), 1u);
@@ -431,6 +539,8 @@ TEST(AutoSteps, FactsRoundTripThroughJSON) {
   EXPECT_EQ(back->ops[0].outputs, 2);
   EXPECT_EQ(back->ops[0].block, 3);
   EXPECT_EQ(back->ops[0].blockThreads, 512);
+  EXPECT_EQ(back->ops[0].layout, "mk,nk");
+  EXPECT_EQ(back->chip, "sm_90a");
   EXPECT_EQ(back->ops[0].reduction, (std::vector<bool>{false, true}));
 }
 

@@ -24,9 +24,14 @@
 //   the rows are very long and few; with its reduction loops first (a
 //   column sum): blocks of columns, a thread per column; with many outputs
 //   and short reductions (a convolution): a thread per output;
-// - linalg.matmul (f32): block tiles, K in steps, operands in shared memory,
-//   `use_mma`; other types and batch matmuls: the same on SIMT cores
-//   (`tile_to_threads` 4x4 per thread);
+// - linalg.matmul on an sm_90 workspace whose operands wgmma takes (16-bit
+//   A and B into an f32 C, or f32 ones with B held as (n, k), A as (m, k)):
+//   128x256 block tiles (128x128 when N is narrower) and `use_wgmma`
+//   (4 stages, 2 warpgroups for 256 columns), an optional step whose
+//   refusal falls back to the rest;
+// - linalg.matmul (f32, f16, bf16): block tiles, K in steps, operands in
+//   shared memory, `use_mma`; other types and batch matmuls: the same on
+//   SIMT cores (`tile_to_threads` 4x4 per thread);
 // - then `map_to_gpu`.
 //
 //===----------------------------------------------------------------------===//
@@ -135,6 +140,10 @@ struct OpFacts {
   int64_t block = -1;        // its block loop, among block loops in walk order (-1: none)
   int64_t blockThreads = 0;  // the most threads a thread loop in that block
                              // loop already takes (0: none mapped yet)
+  std::string layout;        // a linalg.matmul's A and B as its maps read
+                             // them: "mk,kn", "mk,nk" (B K-major: nn.Linear's
+                             // x W^T), "km,kn" or "km,nk"; "" for other ops
+                             // and broadcast maps (mmaLayout)
 };
 
 /// A loop inside a block whose body stages tiles in shared memory
@@ -147,6 +156,8 @@ struct StagedLoop {
 struct PayloadFacts {
   bool tensors = false;   // some op or argument is a tensor
   bool launched = false;  // a gpu.launch exists
+  std::string chip;       // the workspace's target (sm_90: use_wgmma's
+                          // wgmma and TMA); "" unknown (no wgmma)
   std::vector<OpFacts> ops;
   std::vector<StagedLoop> staged;
 
@@ -163,6 +174,19 @@ struct Step {
   bool optional = false;
   std::string key; // identifies an optional step, to skip it later
 };
+
+/// Whether `use_wgmma` takes `op` on `chip` (sm_90 or sm_90a: the lowering
+/// takes sm_90 as sm_90a): a linalg.matmul of static extents reading A as
+/// (m, k), f16 or bf16 A (either B) or f32 A with B held as (n, k) (tf32:
+/// wgmma reads 32-bit operands K-major only), an f32 C, K a multiple of 8
+/// (16-bit) or 4 (f32): TMA's rows of A are 16-byte multiples.
+bool wgmmaTakes(const std::string &chip, const OpFacts &op);
+
+/// wgmma's block tiles for such a matmul, best first: 128 x 256 (two
+/// warpgroups), then 128 x 128; each when M and N hold a whole tile and
+/// either divide by it or leave tails use_wgmma computes (N a multiple of
+/// 8, or 4 with B held as (n, k)).
+std::vector<std::vector<int64_t>> wgmmaBlockTiles(const OpFacts &op);
 
 /// The next steps for `facts`, most urgent first; empty when the version is
 /// mapped and nothing is left. `skipped` holds keys of optional steps every
@@ -203,6 +227,10 @@ autoSchedule(Session &session, const std::string &version,
 llvm::Expected<Result> suggestSteps(Session &session,
                                     const std::string &version,
                                     const std::vector<std::string> &skipped);
+
+/// The chip the rules see for `session`'s workspace (PayloadFacts::chip):
+/// its target, sm_90 when none is recorded (as the lowering takes it).
+std::string workspaceChip(const Session &session);
 
 /// The facts of a payload (text), computed in a child process.
 llvm::Expected<PayloadFacts> inspectPayload(const std::string &payloadText,
