@@ -635,7 +635,7 @@ std::optional<Built> WorkspaceBuilder::realize(Session *session,
         b.error = std::string(codeName(r.code)) + ": " + r.message;
         return finish();
       }
-      f->chip = workspaceChip(session); // use_wgmma on sm_90, as auto
+      f->chip = workspaceChip(*session); // use_wgmma on sm_90, as auto
       newFacts[digest] = f->toJSON();
       known = facts.emplace(digest, std::move(*f)).first;
     }
