@@ -15,9 +15,11 @@
 # 158 s (tune16 112, counters 11, strict 11, tune 9, tune-gpus 8, host 8),
 # part 4 about 250 s (trust 42, norms 31, saxpy 11, planted-hang 8; worker,
 # recipes, worker-trust and dynamic together under 170 s), part 5 1 s.
-# Part 3 now also runs linear-tf32 (four 4096^3-class tf32 bundles and their
-# f32 references) and linear16's bf16 wgmma linear: not yet timed, about
-# 40 s more is expected. Parts 1, 3 and 2 fit one device call (418 s). lit stops itself at LIMIT
+# Part 3 now also runs linear-tf32 (55 s on the H200, d084c03) and
+# linear16 with its bf16 wgmma linear (22 s, was 11): about 170 s. Session
+# 6 on 9dbf25a: part 1 176 s, part 3 107 s (before linear-tf32), part 2
+# 169 s, part 4 255 s. Parts 1, 3 and 2 now take about 520 s: one call
+# only with a limit near 600; else 1 and 3, then 2 with 4. lit stops itself at LIMIT
 # (--max-time) and still prints every test's verdict and time, so a cut
 # part says what ran.
 set -u
