@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Harness/Auto.h"
+#include "tirx/Dialect/TIRx/Transforms/Passes.h"
 #include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
 #include "tirx/Support/JSON.h"
 #include "tirx/Dialect/TIRx/Transforms/Tails.h"
@@ -284,7 +285,7 @@ bool mmaSixteen(const OpFacts &op) {
 } // namespace
 
 bool mlir::tirx::wgmmaTakes(const std::string &chip, const OpFacts &op) {
-  if (chip != "sm_90" && chip != "sm_90a")
+  if (!chipHasWgmma(chip))
     return false;
   if (op.name != "linalg.matmul" || op.extents.size() != 3 || dynamic(op) ||
       !llvm::StringRef(op.layout).starts_with("mk,") || op.elementType != "f32")

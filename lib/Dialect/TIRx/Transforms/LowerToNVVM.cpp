@@ -132,6 +132,10 @@ LogicalResult mlir::tirx::validateLowerToNVVMOptions(
   return success();
 }
 
+bool mlir::tirx::chipHasWgmma(llvm::StringRef chip) {
+  return chip == "sm_90" || chip == "sm_90a";
+}
+
 LogicalResult mlir::tirx::selectChipForKernels(
     ModuleOp module, TIRxLowerToNVVMOptions &options,
     function_ref<InFlightDiagnostic()> emitError) {
@@ -146,7 +150,7 @@ LogicalResult mlir::tirx::selectChipForKernels(
   });
   if (!hopperOnly)
     return success();
-  if (options.chip != "sm_90" && options.chip != "sm_90a")
+  if (!chipHasWgmma(options.chip))
     return emitError() << "tirx-lower-to-nvvm: '"
                        << hopperOnly->getName().getStringRef()
                        << "' (use_wgmma) needs sm_90a (wgmma and TMA), but "

@@ -56,6 +56,11 @@ LogicalResult
 validateLowerToNVVMOptions(TIRxLowerToNVVMOptions &options,
                            function_ref<InFlightDiagnostic()> emitError);
 
+/// Whether `chip` runs wgmma and TMA (use_wgmma's kernels): sm_90 and
+/// sm_90a. The one rule the lowering (selectChipForKernels) and the
+/// automatic schedule (which proposes use_wgmma) share.
+bool chipHasWgmma(llvm::StringRef chip);
+
 /// The chip and PTX version a module's kernels need: when they use wgmma
 /// or TMA (use_wgmma), sm_90a for sm_90 (the same device; the "a" features
 /// are what wgmma needs) and PTX 8.3 unless a newer one is named (the
