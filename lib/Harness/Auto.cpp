@@ -460,6 +460,56 @@ int64_t rowBlockThreads(int64_t extent, unsigned elementBytes,
   return per.empty() ? 0 : extent / per.front().back();
 }
 
+/// An op's loop extents, parallel and reduction apart, in order.
+struct LoopExtents {
+  std::vector<int64_t> parallel, reduction;
+  bool parallelFirst = true; // no reduction loop before a parallel one
+};
+
+LoopExtents loopExtents(const OpFacts &op) {
+  LoopExtents e;
+  bool seenReduction = false;
+  for (size_t i = 0; i < op.extents.size(); ++i) {
+    if (op.reduction[i]) {
+      e.reduction.push_back(op.extents[i]);
+      seenReduction = true;
+    } else {
+      e.parallel.push_back(op.extents[i]);
+      e.parallelFirst &= !seenReduction;
+    }
+  }
+  return e;
+}
+
+/// How `op` (a reduction) is scheduled, before a split of a reduction with
+/// no parallel loop.
+ReductionKind reductionKindOf(const OpFacts &op) {
+  LoopExtents e = loopExtents(op);
+  ReductionKind kind = chooseReduction(product(e.parallel),
+                                       product(e.reduction), e.parallelFirst);
+  // split_reduction combines one output, and reduce_in_block one output or
+  // a value and its index (an argmax: a block per row, a tree of pairs);
+  // other reductions of several outputs run a thread per output.
+  if (op.outputs > 1 && e.parallelFirst)
+    kind = op.indexReduction && kind != ReductionKind::PerThread
+               ? ReductionKind::InBlock
+               : ReductionKind::PerThread;
+  return kind;
+}
+
+/// Whether opSteps gives `op` to reduce_in_block: a row per block, at the
+/// top (tiled so next) or in its block.
+bool reducedInBlock(const OpFacts &op) {
+  if (!anyReduction(op) || dynamic(op) || op.name == "linalg.matmul" ||
+      op.name == "linalg.batch_matmul")
+    return false;
+  LoopExtents e = loopExtents(op);
+  if (op.stage == Stage::Block)
+    return product(e.parallel) == 1;
+  return op.stage == Stage::Top && !e.parallel.empty() &&
+         reductionKindOf(op) == ReductionKind::InBlock;
+}
+
 /// The steps of any other linalg op. `rowThreads`: the block's threads when
 /// the op is in a row block (a fused normalization): its reduction shares
 /// the row among them, an elementwise op splits the row among them.
@@ -468,28 +518,11 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   std::string at = op.name + "#" + std::to_string(op.index);
   size_t n = op.extents.size();
   bool reduces = anyReduction(op);
-  std::vector<int64_t> parallelExtents, reductionExtents;
-  bool parallelFirst = true, seenReduction = false;
-  for (size_t i = 0; i < n; ++i) {
-    if (op.reduction[i]) {
-      reductionExtents.push_back(op.extents[i]);
-      seenReduction = true;
-    } else {
-      parallelExtents.push_back(op.extents[i]);
-      parallelFirst &= !seenReduction;
-    }
-  }
-  ReductionKind kind = ReductionKind::InBlock;
-  if (reduces)
-    kind = chooseReduction(product(parallelExtents), product(reductionExtents),
-                           parallelFirst);
-  // split_reduction combines one output, and reduce_in_block one output or
-  // a value and its index (an argmax: a block per row, a tree of pairs);
-  // other reductions of several outputs run a thread per output.
-  if (reduces && op.outputs > 1 && parallelFirst)
-    kind = op.indexReduction && kind != ReductionKind::PerThread
-               ? ReductionKind::InBlock
-               : ReductionKind::PerThread;
+  LoopExtents loops = loopExtents(op);
+  const std::vector<int64_t> &parallelExtents = loops.parallel;
+  const std::vector<int64_t> &reductionExtents = loops.reduction;
+  ReductionKind kind =
+      reduces ? reductionKindOf(op) : ReductionKind::InBlock;
   // A 4-D op's thread tile is as contiguous as a 3-D one's: vectors too.
   bool vectorizable =
       !reduces && op.contiguous && (n <= 3 || op.stage == Stage::Thread);
@@ -931,7 +964,16 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
     steps.push_back(std::move(*s));
     return steps;
   }
-  for (const OpFacts &op : facts.ops) {
+  for (auto [i, op] : llvm::enumerate(facts.ops)) {
+    // A fill that starts a row reduction's output waits: reduce_in_block
+    // takes it over (each block starts its own outputs; one kernel less).
+    if (op.startsReduction) {
+      size_t r = i + 1;
+      while (r < facts.ops.size() && facts.ops[r].name == "linalg.fill")
+        ++r;
+      if (r < facts.ops.size() && reducedInBlock(facts.ops[r]))
+        continue;
+    }
     size_t before = steps.size();
     if ((op.name == "linalg.matmul" || op.name == "linalg.batch_matmul") &&
         op.extents.size() >= 3)
@@ -989,6 +1031,7 @@ json::Object PayloadFacts::toJSON() const {
         {"tail", op.tail},
         {"block", op.block},
         {"block_threads", op.blockThreads},
+        {"starts_reduction", op.startsReduction},
         {"layout", op.layout}});
   }
   json::Array loops;
@@ -1043,6 +1086,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.tail = p->getBoolean("tail").value_or(false);
       op.block = p->getInteger("block").value_or(-1);
       op.blockThreads = p->getInteger("block_threads").value_or(0);
+      op.startsReduction = p->getBoolean("starts_reduction").value_or(false);
       op.layout = p->getString("layout").value_or("").str();
       f.ops.push_back(std::move(op));
     }
@@ -1090,6 +1134,29 @@ unsigned bytesOf(Type t) {
   if (isa<IndexType>(t))
     return 8;
   return 0;
+}
+
+/// Whether `fill` starts the output of the reduction that follows it (only
+/// ops free of memory effects and other fills between) and reduce_in_block
+/// would take it over: that reduction still whole, writing all of the
+/// fill's buffer, or already a block loop's, taking it over (startFills).
+bool startsReduction(linalg::FillOp fill) {
+  if (!fill.hasPureBufferSemantics() || fill->getParentOfType<scf::ForallOp>())
+    return false;
+  Value buffer = fill.getDpsInitOperand(0)->get();
+  Operation *next = fill->getNextNode();
+  while (next && (isa<linalg::FillOp>(next) || isMemoryEffectFree(next)))
+    next = next->getNextNode();
+  if (auto reduction = dyn_cast_or_null<linalg::LinalgOp>(next))
+    return reduction.getNumReductionLoops() > 0 &&
+           llvm::is_contained(reduction.getDpsInits(), buffer);
+  auto loop = dyn_cast_or_null<scf::ForallOp>(next);
+  bool takenOver = false;
+  if (loop && tirx::mapsTo(loop, tirx::MappingKind::Block))
+    for (Operation &inner : loop.getBody()->without_terminator())
+      if (auto reduction = dyn_cast<linalg::LinalgOp>(inner))
+        takenOver |= llvm::is_contained(tirx::startFills(reduction), fill);
+  return takenOver;
 }
 
 /// Whether `loop` sits in a block's forall and copies tiles into shared
@@ -1224,6 +1291,8 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
                     !isa<linalg::FillOp>(op) &&
                     !tirx::flattenObstacle(linalgOp);
     f.tail = tirx::isTail(op);
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      f.startsReduction = startsReduction(fill);
     if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
       std::string why;
       if (FailureOr<MmaLayout> l = tirx::mmaLayout(matmul, why); succeeded(l))

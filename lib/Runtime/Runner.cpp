@@ -290,7 +290,12 @@ std::string compareSignatures(const Manifest &c, const Manifest &r) {
     std::string where = "parameter #" + std::to_string(i) + " (" + a.name + ")";
     if (a.isBuffer != b.isBuffer || a.type != b.type)
       return where + ": kind or element type differs from the reference";
-    if (a.isBuffer && (a.shape != b.shape || a.role != b.role))
+    // out and inout differ in whether the initial contents are read: the
+    // candidate takes the reference's (adoptReferenceContract).
+    auto written = [](Role r) { return r == Role::out || r == Role::inout; };
+    if (a.isBuffer && (a.shape != b.shape ||
+                       (a.role != b.role &&
+                        !(written(a.role) && written(b.role)))))
       return where + ": shape or role differs from the reference";
     if (!a.isBuffer &&
         (a.seeded != b.seeded || (!a.seeded && a.value != b.value)))
@@ -299,10 +304,14 @@ std::string compareSignatures(const Manifest &c, const Manifest &r) {
   return "";
 }
 
-void adoptReferenceDomains(Manifest &candidate, const Manifest &reference) {
+void adoptReferenceContract(Manifest &candidate, const Manifest &reference) {
   size_t n = std::min(candidate.params.size(), reference.params.size());
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
     candidate.params[i].domain = reference.params[i].domain;
+    if (candidate.params[i].isBuffer && candidate.params[i].role != Role::in &&
+        reference.params[i].role != Role::in)
+      candidate.params[i].role = reference.params[i].role;
+  }
 }
 
 void beginFeedback(const Manifest &candidate, Feedback &f) {

@@ -588,7 +588,7 @@ json Worker::measure(const WorkerRequest &r, bool &fatal) {
     std::string mismatch = compareSignatures(candidate, reference);
     if (!mismatch.empty())
       throw std::runtime_error(r.bundle + ": " + mismatch);
-    adoptReferenceDomains(candidate, reference);
+    adoptReferenceContract(candidate, reference);
   }
   RunOptions run;
   run.device = options.device;

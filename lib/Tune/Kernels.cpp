@@ -69,6 +69,21 @@ std::vector<double> mlir::tirx::splitBudget(const std::vector<RankedKernel> &ran
   return out;
 }
 
+std::vector<unsigned>
+mlir::tirx::splitCandidates(const std::vector<RankedKernel> &ranked,
+                            unsigned budget) {
+  std::vector<unsigned> out;
+  double sum = 0;
+  long long taken = 0;
+  for (double share : splitBudget(ranked, double(budget), 1.0)) {
+    sum += share;
+    long long mine = std::max(1LL, std::llround(sum) - taken);
+    out.push_back(unsigned(mine));
+    taken += mine;
+  }
+  return out;
+}
+
 namespace {
 std::optional<double> fullUs(const json::Object *candidate) {
   const json::Object *full = candidate ? candidate->getObject("full") : nullptr;
@@ -125,8 +140,7 @@ llvm::Expected<Result> mlir::tirx::tuneKernels(Session &session,
                                          started)
         .count();
   };
-  std::vector<double> candidates =
-      splitBudget(tunable, double(base.budget), 1.0);
+  std::vector<unsigned> candidates = splitCandidates(tunable, base.budget);
   json::Array rows;
   std::optional<double> before = 0.0, after = 0.0;
   unsigned evaluated = 0;
@@ -138,7 +152,7 @@ llvm::Expected<Result> mlir::tirx::tuneKernels(Session &session,
   for (size_t i = 0; i < tunable.size(); ++i) {
     const RankedKernel &k = tunable[i];
     WorkspaceTuneOptions mine = options;
-    mine.search.budget = unsigned(std::llround(candidates[i]));
+    mine.search.budget = candidates[i];
     if (base.seconds > 0) {
       // What is left of the time, by this kernel's share of the shares
       // left (a kernel that stops early leaves its time to the colder).

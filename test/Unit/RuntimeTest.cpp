@@ -647,6 +647,34 @@ TEST(InputDomainTest, NonnegativeDrawsAreTheSameDrawsInZeroOne) {
     ASSERT_GE(elementAt(adv[1], ElementType::f32, i), 0);
 }
 
+TEST(InputDomainTest, OutAndInoutAreOneParameterAndTheReferenceDecides) {
+  Manifest candidate, reference;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kGood, candidate, error)) << error;
+  reference = candidate;
+  ASSERT_EQ(reference.params[2].role, Role::inout);
+  // A schedule that took over the fill: it only writes y.
+  candidate.params[2].role = Role::out;
+  EXPECT_EQ(compareSignatures(candidate, reference), "");
+  adoptReferenceContract(candidate, reference);
+  EXPECT_EQ(candidate.params[2].role, Role::inout); // drawn, then compared
+  // The other way: the reference only writes y; the candidate reads it
+  // back after its own fill. It runs on poison, as the reference says.
+  candidate.params[2].role = Role::inout;
+  reference.params[2].role = Role::out;
+  EXPECT_EQ(compareSignatures(candidate, reference), "");
+  adoptReferenceContract(candidate, reference);
+  EXPECT_EQ(candidate.params[2].role, Role::out);
+  // Writing an input is another signature.
+  candidate.params[1].role = Role::inout;
+  EXPECT_NE(compareSignatures(candidate, reference).find("role differs"),
+            std::string::npos);
+  reference.params[1].role = Role::out;
+  candidate.params[1].role = Role::in;
+  EXPECT_NE(compareSignatures(candidate, reference).find("role differs"),
+            std::string::npos);
+}
+
 TEST(InputDomainTest, TheReferenceSaysWhatIsDrawn) {
   Manifest a, b;
   std::string error;
@@ -654,7 +682,7 @@ TEST(InputDomainTest, TheReferenceSaysWhatIsDrawn) {
   b = a;
   b.params[1].domain = Domain::nonnegative;
   EXPECT_EQ(compareSignatures(a, b), ""); // a domain is no signature
-  adoptReferenceDomains(a, b);
+  adoptReferenceContract(a, b);
   EXPECT_EQ(a.params[1].domain, Domain::nonnegative);
   EXPECT_EQ(a.params[2].domain, Domain::signed_unit);
   // A candidate cannot narrow its own check: its nonnegative y is drawn
@@ -664,7 +692,7 @@ TEST(InputDomainTest, TheReferenceSaysWhatIsDrawn) {
   ASSERT_TRUE(parseManifest(kGood, c, error));
   d = c;
   c.params[2].domain = Domain::nonnegative;
-  adoptReferenceDomains(c, d);
+  adoptReferenceContract(c, d);
   EXPECT_EQ(c.params[2].domain, Domain::signed_unit);
   EXPECT_EQ(d.params[2].domain, Domain::signed_unit);
   c.params[2].domain = Domain::nonnegative;

@@ -800,6 +800,20 @@ TEST(TuneKernels, HottestFirstWithTheirShares) {
   std::vector<double> few = splitBudget(ranked, 4, 1);
   EXPECT_GE(few[2], 1);
   EXPECT_EQ(std::llround(few[0]) + std::llround(few[1]) + std::llround(few[2]), 4);
+  // Whole candidates: rounding each share alone can lose one (16 by
+  // shares .405, .218, .218, .159: 6.5, 3.5, 3.0, 3.0 round to 15); the
+  // running sum keeps all 16.
+  std::vector<RankedKernel> four(4);
+  double shares[] = {0.405, 0.218, 0.218, 0.159};
+  for (size_t i = 0; i < 4; ++i)
+    four[i].share = shares[i];
+  std::vector<unsigned> whole = splitCandidates(four, 16);
+  EXPECT_EQ(whole[0] + whole[1] + whole[2] + whole[3], 16u);
+  for (unsigned c : whole)
+    EXPECT_GE(c, 1u);
+  EXPECT_GE(whole[0], whole[3]);
+  std::vector<unsigned> least = splitCandidates(four, 2); // one each, at least
+  EXPECT_EQ(least, (std::vector<unsigned>{1, 1, 1, 1}));
   // Without times (a compile-only profile): program order, equal shares.
   json::Object untimed{{"format", "tirx-profile"},
                        {"kernels", json::Array{

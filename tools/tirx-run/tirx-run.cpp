@@ -476,7 +476,7 @@ int main(int argc, char **argv) {
       std::string mismatch = compareSignatures(manifests[i], reference);
       if (!mismatch.empty())
         badInput(o.bundles[i] + ": " + mismatch);
-      adoptReferenceDomains(manifests[i], reference);
+      adoptReferenceContract(manifests[i], reference);
     }
   }
 

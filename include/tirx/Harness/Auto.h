@@ -140,6 +140,10 @@ struct OpFacts {
   int64_t block = -1;        // its block loop, among block loops in walk order (-1: none)
   int64_t blockThreads = 0;  // the most threads a thread loop in that block
                              // loop already takes (0: none mapped yet)
+  bool startsReduction = false; // a fill of the output of the reduction
+                             // right after it, which reduce_in_block takes
+                             // over once that one is tiled into blocks
+                             // (startFills)
   std::string layout;        // a linalg.matmul's A and B as its maps read
                              // them: "mk,kn", "mk,nk" (B K-major: nn.Linear's
                              // x W^T), "km,kn" or "km,nk"; "" for other ops

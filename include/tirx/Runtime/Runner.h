@@ -79,15 +79,23 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
 void beginFeedback(const Manifest &candidate, Feedback &feedback);
 
 /// Checks that `reference` computes on the same parameters as `candidate`;
-/// returns "" or a message naming the first difference.
+/// returns "" or a message naming the first difference. A buffer that one
+/// reads before writing (inout) and the other only writes (out) is the same
+/// parameter: a schedule may prove its initial contents unneeded (a fill
+/// taken over by reduce_in_block), or read back what it wrote (a fill in a
+/// kernel of its own) where the reference did neither.
 std::string compareSignatures(const Manifest &candidate,
                               const Manifest &reference);
 
-/// Gives `candidate` the reference's input domains: the inputs are drawn
-/// as the reference (mapped from the seed) says, whatever the candidate
-/// declares, so that a candidate cannot narrow what its check draws
-/// (docs/bundle.md, "Input domains").
-void adoptReferenceDomains(Manifest &candidate, const Manifest &reference);
+/// Gives `candidate` the reference's contract: the input domains (the
+/// inputs are drawn as the reference, mapped from the seed, says, whatever
+/// the candidate declares, so that a candidate cannot narrow what its check
+/// draws; docs/bundle.md, "Input domains") and, between out and inout, the
+/// reference's role. A candidate that reads what the reference says is
+/// only written then reads poison; one that leaves elements unwritten that
+/// the reference writes keeps random values there: the check fails either
+/// way.
+void adoptReferenceContract(Manifest &candidate, const Manifest &reference);
 
 } // namespace runtime
 } // namespace tirx

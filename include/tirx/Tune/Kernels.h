@@ -39,6 +39,12 @@ std::vector<RankedKernel> rankKernels(const llvm::json::Object &profile);
 std::vector<double> splitBudget(const std::vector<RankedKernel> &ranked,
                                 double budget, double least);
 
+/// A candidate budget split as splitBudget splits it (at least one each),
+/// in whole candidates that sum to `budget` (when it has one for each):
+/// each kernel takes the rounded running sum less what those before took.
+std::vector<unsigned> splitCandidates(const std::vector<RankedKernel> &ranked,
+                                      unsigned budget);
+
 /// Tunes the kernels of the profile workspace `session` hottest first,
 /// within `options.search`'s time and candidate budgets in all.
 /// Each kernel's workspace is opened as `who`.

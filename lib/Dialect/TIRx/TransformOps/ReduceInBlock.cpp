@@ -147,13 +147,20 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
           self, op, threads, static_cast<int64_t>(getMaxSharedBytes()));
       !check.succeeded())
     return check;
+  // A fill that only starts the outputs' tiles is taken over: each block
+  // starts its own from the fill's value, one kernel less.
+  ReduceInBlockOptions options{threads, {}};
+  SmallVector<linalg::FillOp, 2> fills = startFills(op);
+  for (linalg::FillOp fill : fills)
+    options.starts.push_back(fill.getInputs().front());
   FailureOr<scf::ForallOp> first =
-      indexed ? tirx::reduceIndexInBlock(rewriter, op, *indexed,
-                                         ReduceInBlockOptions{threads})
-              : tirx::reduceInBlock(rewriter, op, ReduceInBlockOptions{threads});
+      indexed ? tirx::reduceIndexInBlock(rewriter, op, *indexed, options)
+              : tirx::reduceInBlock(rewriter, op, options);
   if (failed(first))
     return reject(self, target, RefusalCode::not_applicable,
                   "the reduction could not be rewritten");
+  for (linalg::FillOp fill : fills)
+    rewriter.eraseOp(fill);
   results.push_back(*first);
   return DiagnosedSilenceableFailure::success();
 }

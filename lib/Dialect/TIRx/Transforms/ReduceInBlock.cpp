@@ -13,6 +13,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -107,6 +108,8 @@ struct BlockReduction {
   Type element;
   /// The workgroup buffer of partial results: outputs x threads.
   Value partials;
+  /// The outputs' start values (ReduceInBlockOptions::starts), or empty.
+  SmallVector<Value, 2> starts;
 
   Value cst(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -258,16 +261,30 @@ struct BlockReduction {
     return value;
   }
 
-  /// Combines `total` into output `e` (old value, then total).
-  void emitOutputUpdate(OpBuilder &b, Value e, Value total) {
-    Value out = op.getDpsInitOperand(0)->get();
+  /// Where output `e` is in the op's output buffer.
+  SmallVector<Value> outputIndices(OpBuilder &b, Value e) {
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     SmallVector<Value> indices = loopIndices(b, e, Value());
     for (Value &i : indices)
       if (!i)
         i = cst(b, 0); // the reduction index: absent from the output's map
-    SmallVector<Value> at = applyMap(b, outMap, indices);
-    Value old = memref::LoadOp::create(b, loc, out, at);
+    return applyMap(b, outMap, indices);
+  }
+
+  /// Output `result`'s value before the reduction at `at`: its start, or
+  /// what the buffer holds.
+  Value oldValue(OpBuilder &b, unsigned result, ArrayRef<Value> at) {
+    if (!starts.empty())
+      return starts[result];
+    return memref::LoadOp::create(b, loc, op.getDpsInitOperand(result)->get(),
+                                  at);
+  }
+
+  /// Combines `total` into output `e` (old value, then total).
+  void emitOutputUpdate(OpBuilder &b, Value e, Value total) {
+    Value out = op.getDpsInitOperand(0)->get();
+    SmallVector<Value> at = outputIndices(b, e);
+    Value old = oldValue(b, 0, at);
     memref::StoreOp::create(b, loc, tirx::combine(b, loc, combiner, old, total),
                             out, at);
   }
@@ -382,7 +399,7 @@ tirx::reduceInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
   BlockReduction r{op, op.getLoc(), reduction->loop, reduction->combiner,
                    options.threads, outType.getNumElements(),
                    /*extent=*/0, /*width=*/1, op.getStaticLoopRanges(),
-                   {}, outType.getElementType(), Value()};
+                   {}, outType.getElementType(), Value(), options.starts};
   op.getParallelDims(r.parallel);
   r.extent = r.ranges[r.k];
   r.width = partialWidth(op, r.k, r.extent, r.threads, r.combiner);
@@ -513,20 +530,15 @@ struct BlockIndexReduction {
   /// comes first in the sequential loop).
   void emitFinal(OpBuilder &builder) {
     threadLoop(builder, r.loc, r.outputs, [&](OpBuilder &b, Value e) {
-      SmallVector<Value> indicesOfE = r.loopIndices(b, e, Value());
-      for (Value &i : indicesOfE)
-        if (!i)
-          i = r.cst(b, 0);
-      AffineMap outMap = r.op.getMatchingIndexingMap(r.op.getDpsInitOperand(0));
-      SmallVector<Value> at = r.applyMap(b, outMap, indicesOfE);
+      SmallVector<Value> at = r.outputIndices(b, e);
       Value outValue = r.op.getDpsInitOperand(0)->get();
       Value outIndex = r.op.getDpsInitOperand(1)->get();
       Value v = memref::LoadOp::create(b, r.loc, r.partials,
                                        ValueRange{e, r.cst(b, 0)});
       Value i = memref::LoadOp::create(b, r.loc, indices,
                                        ValueRange{e, r.cst(b, 0)});
-      Value oldV = memref::LoadOp::create(b, r.loc, outValue, at);
-      Value oldI = memref::LoadOp::create(b, r.loc, outIndex, at);
+      Value oldV = r.oldValue(b, 0, at);
+      Value oldI = r.oldValue(b, 1, at);
       Value take = better(b, v, oldV);
       memref::StoreOp::create(b, r.loc,
                               arith::SelectOp::create(b, r.loc, take, v, oldV),
@@ -553,7 +565,7 @@ tirx::reduceIndexInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
       BlockReduction{op, op.getLoc(), reduction.loop, /*combiner=*/nullptr,
                      options.threads, valueType.getNumElements(),
                      /*extent=*/0, /*width=*/1, op.getStaticLoopRanges(), {},
-                     valueType.getElementType(), Value()},
+                     valueType.getElementType(), Value(), options.starts},
       reduction.predicate, indexType.getElementType(), Value()};
   BlockReduction &r = b.r;
   op.getParallelDims(r.parallel);
@@ -589,4 +601,111 @@ tirx::reduceIndexInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
 
 bool tirx::reduceInBlockUsesShuffles(Type element) {
   return element.isIntOrFloat() && element.getIntOrFloatBitWidth() == 32;
+}
+
+bool tirx::tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile) {
+  std::optional<SmallVector<int64_t>> lower =
+      getConstantIntValues(loop.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(loop.getMixedStep());
+  std::optional<SmallVector<int64_t>> upper =
+      getConstantIntValues(loop.getMixedUpperBound());
+  MemRefType source = tile.getSourceType();
+  if (!lower || !steps || !upper || !source.hasStaticShape() ||
+      tile.getType().getRank() != source.getRank() ||
+      llvm::any_of(*lower, [](int64_t l) { return l != 0; }) ||
+      llvm::any_of(*steps, [](int64_t s) { return s != 1; }) ||
+      llvm::any_of(tile.getMixedStrides(),
+                   [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
+    return false;
+  SmallVector<bool> used(loop.getRank(), false);
+  // The induction variable `v` is, and the factor it is scaled by.
+  auto scaledIv = [&](Value v) -> std::optional<std::pair<unsigned, int64_t>> {
+    int64_t factor = 1;
+    if (auto apply = v.getDefiningOp<affine::AffineApplyOp>()) {
+      AffineMap map = apply.getAffineMap();
+      if (map.getNumResults() != 1 || apply.getMapOperands().size() != 1)
+        return std::nullopt;
+      AffineExpr r = map.getResult(0);
+      auto mul = dyn_cast<AffineBinaryOpExpr>(r);
+      if (mul && mul.getKind() == AffineExprKind::Mul) {
+        auto c = dyn_cast<AffineConstantExpr>(mul.getRHS());
+        if (!c || !isa<AffineDimExpr, AffineSymbolExpr>(mul.getLHS()))
+          return std::nullopt;
+        factor = c.getValue();
+      } else if (!isa<AffineDimExpr, AffineSymbolExpr>(r)) {
+        return std::nullopt;
+      }
+      v = apply.getMapOperands().front();
+    }
+    for (auto [k, iv] : llvm::enumerate(loop.getInductionVars()))
+      if (iv == v)
+        return std::make_pair(unsigned(k), factor);
+    return std::nullopt;
+  };
+  for (auto [d, offset, size] :
+       llvm::enumerate(tile.getMixedOffsets(), tile.getMixedSizes())) {
+    std::optional<int64_t> s = getConstantIntValue(size);
+    int64_t extent = source.getDimSize(d);
+    if (!s)
+      return false;
+    if (isConstantIntValue(offset, 0)) {
+      if (*s != extent)
+        return false;
+      continue;
+    }
+    auto value = dyn_cast<Value>(offset);
+    std::optional<std::pair<unsigned, int64_t>> iv =
+        value ? scaledIv(value) : std::nullopt;
+    if (!iv || used[iv->first] || iv->second != *s ||
+        (*upper)[iv->first] * *s != extent)
+      return false;
+    used[iv->first] = true;
+  }
+  return llvm::all_of(used, [](bool u) { return u; });
+}
+
+SmallVector<linalg::FillOp, 2> tirx::startFills(linalg::LinalgOp op) {
+  auto loop = dyn_cast_or_null<scf::ForallOp>(op->getParentOp());
+  if (!loop || !mapsTo(loop, MappingKind::Block))
+    return {};
+  SmallVector<linalg::FillOp, 2> fills;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    auto tile = init.get().getDefiningOp<memref::SubViewOp>();
+    if (!tile || tile->getParentOp() != loop || !tile->hasOneUse() ||
+        !tilesCoverOnce(loop, tile))
+      return {};
+    // A buffer of its own: a function's argument or an allocation (any
+    // view of another buffer is made by an op, which the uses below see).
+    Value buffer = tile.getSource();
+    auto arg = dyn_cast<BlockArgument>(buffer);
+    if (!(arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp())) &&
+        !buffer.getDefiningOp<memref::AllocOp>() &&
+        !buffer.getDefiningOp<memref::AllocaOp>())
+      return {};
+    // The nearest op in front of the loop that uses the buffer must fill
+    // it; only fills and ops free of memory effects may lie between.
+    linalg::FillOp fill;
+    for (Operation *p = loop->getPrevNode(); p && !fill; p = p->getPrevNode()) {
+      auto f = dyn_cast<linalg::FillOp>(p);
+      if (f && f.hasPureBufferSemantics() &&
+          f.getDpsInitOperand(0)->get() == buffer)
+        fill = f;
+      else if (!f && !isMemoryEffectFree(p))
+        return {};
+    }
+    if (!fill || fill.getInputs().front().getType() !=
+                     getElementTypeOrSelf(buffer.getType()))
+      return {};
+    // Nothing but the fill, the tile and ops after the loop use the buffer.
+    for (Operation *user : buffer.getUsers()) {
+      if (user == fill || user == tile)
+        continue;
+      Operation *at = loop->getBlock()->findAncestorOpInBlock(*user);
+      if (!at || !loop->isBeforeInBlock(at))
+        return {};
+    }
+    fills.push_back(fill);
+  }
+  return fills;
 }

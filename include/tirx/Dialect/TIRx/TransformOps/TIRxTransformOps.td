@@ -871,6 +871,18 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     sum of squares, softmax's max and sum) needs to use the whole block
     rather than a thread per output.
 
+    A fresh output, as front ends emit it (`linalg.fill` of the start
+    value, then the reduction into it), is started by the blocks
+    themselves: when a `linalg.fill` of a scalar writes the whole buffer
+    that the block loop's tiles of the output cover once each (offsets
+    `iv * size` of a normalized forall, or 0 with the whole extent), lies in
+    front of the loop with only fills and ops free of memory effects
+    between, and nothing else in or before the loop uses that buffer,
+    the last step combines the block's result with the fill's value instead
+    of reading the output, and the fill is erased: one kernel rather than a
+    fill kernel and the reduction's (an argmax's two fills likewise, both or
+    neither). Otherwise the output is read and combined into, as written.
+
     A value and its index (`torch.max(x, dim)`, argmax; argmin with `olt`:
     two outputs, `cmpf ogt` of the input and the value, then selects of the
     input and of `linalg.index` of the reduction loop): each thread runs the

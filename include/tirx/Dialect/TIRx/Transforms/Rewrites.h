@@ -119,7 +119,32 @@ fuseIntoConsumerLoop(RewriterBase &rewriter, linalg::LinalgOp producer,
 struct ReduceInBlockOptions {
   /// The threads of the block that share the reduction: a power of two.
   int64_t threads = 256;
+  /// The outputs' start values, one per output, where a fill that
+  /// startFills found starts them: the last step combines the block's
+  /// result with the start instead of reading the output. Empty: the
+  /// outputs are read.
+  SmallVector<Value, 2> starts;
 };
+
+/// The fills that start `op`'s outputs and that nothing else needs, one per
+/// output, or none: for each output, a linalg.fill of a scalar of the
+/// output's element type into a whole buffer B, in front of the forall
+/// mapped to blocks that holds `op` (only ops free of memory effects and
+/// the other outputs' fills between them); `op`'s output is a tile of B
+/// taken in that forall, read by `op` alone; B is used nowhere else in the
+/// forall nor between the fill and the forall; and the forall's tiles
+/// cover B once each (tilesCoverOnce). Each block then owns its tiles: the
+/// fill's value can start them there and the fill can go.
+SmallVector<linalg::FillOp, 2> startFills(linalg::LinalgOp op);
+
+/// Whether the iterations of `loop` (a normalized forall: lower bounds 0,
+/// steps 1, static upper bounds) take `tile` (a memref.subview in its body,
+/// unit strides, static sizes) of every element of the subview's source
+/// exactly once: along each dimension the offset is 0 with the whole
+/// extent, or `iv * size` (the iv itself for size 1) of an induction
+/// variable of its own whose trip count times size is the extent; every
+/// induction variable is used.
+bool tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile);
 
 /// Rewrites `op` into a reduction shared by the threads of a block: each
 /// thread reduces a strided part of every output (4 elements at a time
