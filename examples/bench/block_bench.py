@@ -496,7 +496,7 @@ def render(result):
         for k in tune["kernels"]:
             p = k.get("paired") or {}
             verdict = "-"
-            if p.get("low"):
+            if p.get("low") and p.get("high"):
                 verdict = "%s [%.3f, %.3f]" % ("faster" if p.get("winner") == k.get(
                     "best_version") and p.get("winner") else "no difference shown",
                     1 / p["high"], 1 / p["low"])

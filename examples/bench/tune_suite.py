@@ -103,6 +103,8 @@ def main():
     ap.add_argument("--db", default="")
     ap.add_argument("--jobs", type=int, default=0)
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--peer-samples", type=int, default=200,
+                    help="samples of each torch peer (medians, as tirx-run times)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     names = [n for n in PAYLOADS if not args.only or n in args.only.split(",")]
@@ -114,6 +116,7 @@ def main():
     except (OSError, ValueError):
         kept = []
     rows = []
+    timer = None  # the peers' Timer, made once (examples/bench/timing.py)
     for name in names:
         print("tune: %s (%d s)" % (name, seconds_for(name, args)), file=sys.stderr)
         r = tune(os.path.abspath(args.tirx), args.out, name, args)
@@ -130,7 +133,9 @@ def main():
                "error": (r.get("error") or {}).get("message")}
         if not args.no_peers:
             import bench as suite_bench  # examples/suite/bench.py
-            peers = suite_bench.peer_times(name)  # milliseconds
+            from timing import Timer  # examples/bench/timing.py
+            timer = timer or Timer()
+            peers = suite_bench.peer_times(timer, name, args.peer_samples)  # ms
             row["eager_us"] = peers["eager"] * 1e3 if peers.get("eager") else None
             row["compile_us"] = peers["compile"] * 1e3 if peers.get("compile") else None
         rows.append(row)
@@ -152,7 +157,7 @@ def main():
         interval = ""
         if p:
             # paired ratio = greedy / ours; print ours / greedy.
-            interval = " [%.3f, %.3f]" % (1 / p["high"], 1 / p["low"]) if p.get("low") else ""
+            interval = " [%.3f, %.3f]" % (1 / p["high"], 1 / p["low"]) if p.get("low") and p.get("high") else ""
         beats += bool(row.get("beats_greedy"))
         verdict = "yes" if row.get("beats_greedy") else ("no" if p else "-")
         table.append("| %s | %s | %s | %s | %s | %s%s | %s | %s | %s |" % (

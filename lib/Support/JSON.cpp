@@ -86,6 +86,12 @@ std::string mlir::tirx::checkJSONLimits(llvm::StringRef text,
   return "";
 }
 
+llvm::json::Value mlir::tirx::finiteOrNull(double x) {
+  if (std::isfinite(x))
+    return x;
+  return nullptr;
+}
+
 llvm::Expected<llvm::json::Value>
 mlir::tirx::parseJSON(llvm::StringRef text, const JSONLimits &limits) {
   std::string problem = checkJSONLimits(text, limits);

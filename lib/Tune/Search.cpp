@@ -361,9 +361,9 @@ json::Object comparisonJSON(const Comparison &c, const std::string &a,
                        : "no difference shown between " + a + " and " + b;
   return json::Object{{"a", a},
                       {"b", b},
-                      {"ratio", c.ratio},
-                      {"low", c.low},
-                      {"high", c.high},
+                      {"ratio", finiteOrNull(c.ratio)},
+                      {"low", finiteOrNull(c.low)},
+                      {"high", finiteOrNull(c.high)},
                       {"confidence", c.confidence},
                       {"pairs", int64_t(pairs)},
                       {"winner", c.winner() > 0   ? a
@@ -1015,8 +1015,9 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     summary += "; vs the automatic schedule " + baseline->built.version +
                ": " + paired.getString("verdict").value_or("").str() +
                llvm::formatv(" (ratio {0:f3}, 95% interval [{1:f3}, {2:f3}])",
-                             *paired.getNumber("ratio"), *paired.getNumber("low"),
-                             *paired.getNumber("high"))
+                             paired.getNumber("ratio").value_or(NAN),
+                             paired.getNumber("low").value_or(0),
+                             paired.getNumber("high").value_or(INFINITY))
                    .str();
   } else if (baseline == best) {
     summary += "; the automatic schedule is the best found";

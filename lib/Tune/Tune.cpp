@@ -42,7 +42,7 @@ void drawBar(llvm::raw_ostream &os, const TuneEvent &e, unsigned budget) {
        << llvm::formatv(" (ratio {0:f3}, 95% [{1:f3}, {2:f3}])",
                         d.getNumber("ratio").value_or(1),
                         d.getNumber("low").value_or(0),
-                        d.getNumber("high").value_or(0));
+                        d.getNumber("high").value_or(INFINITY));
   } else if (e.kind == "done") {
     os << "\n";
   }

@@ -138,3 +138,15 @@ TEST(JSONTest, NumberMemberFindsTheTopLevelNumberExactly) {
   EXPECT_EQ(numberText("{\"a\":\"" + std::string(10, '\\')), "-");
 }
 } // namespace
+
+TEST(JSONTest, NonFiniteNumbersAreWrittenAsNull) {
+  // An interval of one pair is [0, inf]: llvm::json would print `inf`,
+  // which no JSON reader takes (tirx tune --json's vs_runner_up did).
+  llvm::json::Object o{{"low", mlir::tirx::finiteOrNull(0.0)},
+                       {"high", mlir::tirx::finiteOrNull(INFINITY)},
+                       {"nan", mlir::tirx::finiteOrNull(NAN)},
+                       {"ratio", mlir::tirx::finiteOrNull(1.5)}};
+  std::string text = mlir::tirx::compactJSON(llvm::json::Value(std::move(o)));
+  EXPECT_EQ(text, R"({"high":null,"low":0,"nan":null,"ratio":1.5})");
+  EXPECT_TRUE(static_cast<bool>(mlir::tirx::parseJSON(text)));
+}

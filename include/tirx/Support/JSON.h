@@ -48,6 +48,11 @@ llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef text,
 std::string checkJSONLimits(llvm::StringRef text,
                             const JSONLimits &limits = {});
 
+/// `x` as a JSON number, or null when it is not finite: JSON has no
+/// infinity or NaN, and llvm::json would print `inf` or `nan`, which no
+/// JSON reader takes (an interval of one pair is unbounded: [0, inf]).
+llvm::json::Value finiteOrNull(double x);
+
 /// `v` as compact JSON text (object keys sorted, as llvm::json prints).
 std::string compactJSON(const llvm::json::Value &v);
 /// Where the value of the top-level member `key` of the object `text` lies,
