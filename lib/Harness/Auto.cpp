@@ -676,10 +676,6 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   }
   if (op.stage == Stage::Block) {
     Step s;
-    // The fill that fuse_into moved in front of a fused reduction (a few
-    // elements in shared memory): every thread writes it; nothing to map.
-    if (op.name == "linalg.fill" && !dynamic(op) && product(op.extents) < 32)
-      return;
     // A block of one output row (tiled so at the top): its threads share
     // the row (all the block's threads where an elementwise op shares the
     // block). A block of several outputs: a thread per output.
@@ -974,6 +970,15 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
       if (r < facts.ops.size() && reducedInBlock(facts.ops[r]))
         continue;
     }
+    // The fill that fuse_into moved in front of a fused reduction (a few
+    // elements, in a block loop with the reduction): every thread writes
+    // it; nothing to map. (A small fill alone in its block is mapped.)
+    if (op.name == "linalg.fill" && op.stage == Stage::Block &&
+        !dynamic(op) && product(op.extents) < 32 &&
+        llvm::any_of(facts.ops, [&](const OpFacts &other) {
+          return &other != &op && other.block == op.block;
+        }))
+      continue;
     size_t before = steps.size();
     if ((op.name == "linalg.matmul" || op.name == "linalg.batch_matmul") &&
         op.extents.size() >= 3)

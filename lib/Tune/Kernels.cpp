@@ -73,11 +73,16 @@ std::vector<unsigned>
 mlir::tirx::splitCandidates(const std::vector<RankedKernel> &ranked,
                             unsigned budget) {
   std::vector<unsigned> out;
+  std::vector<double> shares = splitBudget(ranked, double(budget), 1.0);
   double sum = 0;
-  long long taken = 0;
-  for (double share : splitBudget(ranked, double(budget), 1.0)) {
-    sum += share;
-    long long mine = std::max(1LL, std::llround(sum) - taken);
+  long long taken = 0, total = budget, n = (long long)shares.size();
+  for (long long i = 0; i < n; ++i) {
+    sum += shares[i];
+    // What the kernels after this one need (one each) is kept for them:
+    // splitBudget's floor of one may have lifted late shares past what
+    // the earlier ones left.
+    long long most = total - taken - (n - i - 1);
+    long long mine = std::max(1LL, std::min(std::llround(sum) - taken, most));
     out.push_back(unsigned(mine));
     taken += mine;
   }

@@ -814,6 +814,20 @@ TEST(TuneKernels, HottestFirstWithTheirShares) {
   EXPECT_GE(whole[0], whole[3]);
   std::vector<unsigned> least = splitCandidates(four, 2); // one each, at least
   EXPECT_EQ(least, (std::vector<unsigned>{1, 1, 1, 1}));
+  // A hot kernel takes nearly all: the floor of one for the cold ones must
+  // not come on top of the budget (shares .98, .01, .01 of 3 were 3, 1, 1).
+  std::vector<RankedKernel> hot(3);
+  hot[0].share = 0.98;
+  hot[1].share = hot[2].share = 0.01;
+  EXPECT_EQ(splitCandidates(hot, 3), (std::vector<unsigned>{1, 1, 1}));
+  std::vector<unsigned> ten = splitCandidates(hot, 10);
+  EXPECT_EQ(ten, (std::vector<unsigned>{8, 1, 1}));
+  std::vector<RankedKernel> skew(4);
+  double skewShares[] = {0.9, 0.05, 0.03, 0.02};
+  for (size_t i = 0; i < 4; ++i)
+    skew[i].share = skewShares[i];
+  std::vector<unsigned> eight = splitCandidates(skew, 8);
+  EXPECT_EQ(eight[0] + eight[1] + eight[2] + eight[3], 8u);
   // Without times (a compile-only profile): program order, equal shares.
   json::Object untimed{{"format", "tirx-profile"},
                        {"kernels", json::Array{
