@@ -803,10 +803,13 @@ TEST(TuneKernels, HottestFirstWithTheirShares) {
   // Whole candidates: rounding each share alone can lose one (16 by
   // shares .405, .218, .218, .159: 6.5, 3.5, 3.0, 3.0 round to 15); the
   // running sum keeps all 16.
-  std::vector<RankedKernel> four(4);
-  double shares[] = {0.405, 0.218, 0.218, 0.159};
-  for (size_t i = 0; i < 4; ++i)
-    four[i].share = shares[i];
+  auto withShares = [](std::vector<double> shares) {
+    std::vector<RankedKernel> kernels(shares.size());
+    for (size_t i = 0; i < shares.size(); ++i)
+      kernels[i].share = shares[i];
+    return kernels;
+  };
+  std::vector<RankedKernel> four = withShares({0.405, 0.218, 0.218, 0.159});
   std::vector<unsigned> whole = splitCandidates(four, 16);
   EXPECT_EQ(whole[0] + whole[1] + whole[2] + whole[3], 16u);
   for (unsigned c : whole)
@@ -816,17 +819,11 @@ TEST(TuneKernels, HottestFirstWithTheirShares) {
   EXPECT_EQ(least, (std::vector<unsigned>{1, 1, 1, 1}));
   // A hot kernel takes nearly all: the floor of one for the cold ones must
   // not come on top of the budget (shares .98, .01, .01 of 3 were 3, 1, 1).
-  std::vector<RankedKernel> hot(3);
-  hot[0].share = 0.98;
-  hot[1].share = hot[2].share = 0.01;
+  std::vector<RankedKernel> hot = withShares({0.98, 0.01, 0.01});
   EXPECT_EQ(splitCandidates(hot, 3), (std::vector<unsigned>{1, 1, 1}));
-  std::vector<unsigned> ten = splitCandidates(hot, 10);
-  EXPECT_EQ(ten, (std::vector<unsigned>{8, 1, 1}));
-  std::vector<RankedKernel> skew(4);
-  double skewShares[] = {0.9, 0.05, 0.03, 0.02};
-  for (size_t i = 0; i < 4; ++i)
-    skew[i].share = skewShares[i];
-  std::vector<unsigned> eight = splitCandidates(skew, 8);
+  EXPECT_EQ(splitCandidates(hot, 10), (std::vector<unsigned>{8, 1, 1}));
+  std::vector<unsigned> eight =
+      splitCandidates(withShares({0.9, 0.05, 0.03, 0.02}), 8);
   EXPECT_EQ(eight[0] + eight[1] + eight[2] + eight[3], 8u);
   // Without times (a compile-only profile): program order, equal shares.
   json::Object untimed{{"format", "tirx-profile"},
