@@ -290,12 +290,12 @@ std::string compareSignatures(const Manifest &c, const Manifest &r) {
     std::string where = "parameter #" + std::to_string(i) + " (" + a.name + ")";
     if (a.isBuffer != b.isBuffer || a.type != b.type)
       return where + ": kind or element type differs from the reference";
-    // out and inout differ in whether the initial contents are read: the
-    // candidate takes the reference's (adoptReferenceContract).
-    auto written = [](Role r) { return r == Role::out || r == Role::inout; };
-    if (a.isBuffer && (a.shape != b.shape ||
-                       (a.role != b.role &&
-                        !(written(a.role) && written(b.role)))))
+    // A candidate may read back what it wrote itself where the reference
+    // says the initial contents do not matter: it runs on poison, as the
+    // reference says (adoptReferenceContract). The other way round (the
+    // reference reads them, the candidate never does) is a difference.
+    bool readsBack = a.role == Role::inout && b.role == Role::out;
+    if (a.isBuffer && (a.shape != b.shape || (a.role != b.role && !readsBack)))
       return where + ": shape or role differs from the reference";
     if (!a.isBuffer &&
         (a.seeded != b.seeded || (!a.seeded && a.value != b.value)))
@@ -308,9 +308,10 @@ void adoptReferenceContract(Manifest &candidate, const Manifest &reference) {
   size_t n = std::min(candidate.params.size(), reference.params.size());
   for (size_t i = 0; i < n; ++i) {
     candidate.params[i].domain = reference.params[i].domain;
-    if (candidate.params[i].isBuffer && candidate.params[i].role != Role::in &&
-        reference.params[i].role != Role::in)
-      candidate.params[i].role = reference.params[i].role;
+    if (candidate.params[i].isBuffer &&
+        candidate.params[i].role == Role::inout &&
+        reference.params[i].role == Role::out)
+      candidate.params[i].role = Role::out;
   }
 }
 

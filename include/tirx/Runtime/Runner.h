@@ -79,22 +79,21 @@ void runCandidate(const RunOptions &options, const std::string &candidateDir,
 void beginFeedback(const Manifest &candidate, Feedback &feedback);
 
 /// Checks that `reference` computes on the same parameters as `candidate`;
-/// returns "" or a message naming the first difference. A buffer that one
-/// reads before writing (inout) and the other only writes (out) is the same
-/// parameter: a schedule may prove its initial contents unneeded (a fill
-/// taken over by reduce_in_block), or read back what it wrote (a fill in a
-/// kernel of its own) where the reference did neither.
+/// returns "" or a message naming the first difference. A buffer the
+/// candidate reads (inout) where the reference says its initial contents do
+/// not matter (out: tirx-map-reference marks a fresh output its fill writes
+/// first) is the same parameter: the candidate reads back what it wrote (a
+/// fill in a kernel of its own). The reverse, a candidate that never reads
+/// what the reference reads, is a difference.
 std::string compareSignatures(const Manifest &candidate,
                               const Manifest &reference);
 
 /// Gives `candidate` the reference's contract: the input domains (the
 /// inputs are drawn as the reference, mapped from the seed, says, whatever
 /// the candidate declares, so that a candidate cannot narrow what its check
-/// draws; docs/bundle.md, "Input domains") and, between out and inout, the
-/// reference's role. A candidate that reads what the reference says is
-/// only written then reads poison; one that leaves elements unwritten that
-/// the reference writes keeps random values there: the check fails either
-/// way.
+/// draws; docs/bundle.md, "Input domains") and the reference's out for a
+/// buffer the candidate reads back: it is poisoned, so a candidate that
+/// reads it before writing it fails its check.
 void adoptReferenceContract(Manifest &candidate, const Manifest &reference);
 
 } // namespace runtime

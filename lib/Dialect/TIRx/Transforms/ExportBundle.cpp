@@ -338,6 +338,23 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
       param.role = reads && writes ? rt::Role::inout
                    : writes        ? rt::Role::out
                                    : rt::Role::in;
+      // What the seed says (tirx-map-reference marks a fresh output that
+      // its fill writes before anything reads it): the initial contents do
+      // not matter, whatever the kernels read back.
+      if (Attribute role = payload.getArgAttr(i, "tirx.role")) {
+        auto text = dyn_cast<StringAttr>(role);
+        if (!text || text.getValue() != "out")
+          return payload.emitError()
+                 << "tirx-export-bundle: " << describe()
+                 << " has tirx.role = " << role
+                 << "; the only role a payload declares is \"out\" (a "
+                    "buffer written before it is read)";
+        if (!writes)
+          return payload.emitError()
+                 << "tirx-export-bundle: " << describe()
+                 << " has tirx.role = \"out\" but nothing writes it";
+        param.role = rt::Role::out;
+      }
     } else {
       auto type = elementTypeOf(arg.getType());
       Attribute value = payload.getArgAttr(i, "tirx.value");

@@ -79,6 +79,35 @@ void mapInnermostOnX(scf::ParallelOp loop,
   (void)gpu::setMappingAttr(loop, dims);
 }
 
+/// Marks tirx.role = "out" on each buffer argument of `func` whose first
+/// use, in the order the function runs, is a linalg.fill of all of it: the
+/// seed never reads what the caller put there (a fresh output, as front
+/// ends emit one). The reference reads it back after its fill, so its
+/// memory effects alone would say inout; a schedule that starts its
+/// outputs itself (reduce_in_block taking the fill over) only writes it.
+void markWrittenFirst(func::FuncOp func) {
+  if (func.isExternal())
+    return;
+  Block &entry = func.getBody().front();
+  for (BlockArgument arg : func.getArguments()) {
+    if (!isa<MemRefType>(arg.getType()) || func.getArgAttr(arg.getArgNumber(),
+                                                           "tirx.role"))
+      continue;
+    Operation *first = nullptr;
+    for (Operation *user : arg.getUsers()) {
+      Operation *at = entry.findAncestorOpInBlock(*user);
+      if (at && (!first || at->isBeforeInBlock(first)))
+        first = at;
+    }
+    auto fill = dyn_cast_or_null<linalg::FillOp>(first);
+    if (fill && fill.hasPureBufferSemantics() &&
+        fill.getDpsInitOperand(0)->get() == arg &&
+        !llvm::is_contained(fill.getInputs(), Value(arg)))
+      func.setArgAttr(arg.getArgNumber(), "tirx.role",
+                      StringAttr::get(func.getContext(), "out"));
+  }
+}
+
 struct MapReferencePass
     : public mlir::tirx::impl::TIRxMapReferenceBase<MapReferencePass> {
   using Base::Base;
@@ -125,6 +154,7 @@ struct MapReferencePass
 
     // A buffer seed of dynamic shape: its sizes named as the candidates'.
     tirx::nameDynamicSizes(module);
+    module.walk([](func::FuncOp func) { markWrittenFirst(func); });
 
     // The longest sum of the payload, for the check's tolerance (the
     // bundle's manifest carries it as reduction_length).

@@ -103,3 +103,33 @@ func.func @f(%m: memref<4xi32> {tirx.domain = "nonnegative"}) {
   }
   return
 }
+
+// -----
+
+// tirx.role declares only "out" (a buffer written before it is read).
+// expected-error @below {{parameter #0 (arg0) of @f has tirx.role = "inout"; the only role a payload declares is "out"}}
+func.func @f(%m: memref<4xf32> {tirx.role = "inout"}) {
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z2 = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    memref.store %z, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// An output nothing writes cannot be out.
+// expected-error @below {{parameter #0 (arg0) of @f has tirx.role = "out" but nothing writes it}}
+func.func @f(%m: memref<4xf32> {tirx.role = "out"}, %o: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %m[%tx] : memref<4xf32>
+    memref.store %v, %o[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
