@@ -18,7 +18,9 @@
 # Part 3 now also runs linear-tf32 (55 s on the H200, d084c03) and
 # linear16 with its bf16 wgmma linear (22 s, was 11): about 170 s. Session
 # 6 on 9dbf25a: part 1 176 s, part 3 107 s (before linear-tf32), part 2
-# 169 s, part 4 255 s. Parts 1, 3 and 2 now take about 520 s: one call
+# 169 s, part 4 255 s. Session 7 on e55e651: part 1 175 s, part 3 188 s
+# (linear-tf32 57), part 2 166 s, part 4 272 s (worker 106), part 5 7 s;
+# 1 with 3 and 2 with 4 fit a call each (430-450 s with the uploads). Parts 1, 3 and 2 now take about 520 s: one call
 # only with a limit near 600; else 1 and 3, then 2 with 4. lit stops itself at LIMIT
 # (--max-time) and still prints every test's verdict and time, so a cut
 # part says what ran.
