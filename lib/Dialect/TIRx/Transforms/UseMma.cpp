@@ -90,15 +90,15 @@ FailureOr<tirx::MmaLayout> tirx::mmaLayout(linalg::MatmulOp matmul,
     *form.transposed = maps[i] == pair(form.c, form.r);
     if (maps[i] != pair(form.r, form.c) && !*form.transposed) {
       why = (form.name + "'s indexing map is " + text(maps[i]) +
-             " (a broadcast or other operand); mma.sync reads " + form.name +
-             " as " + form.forms)
+             " (a broadcast or other operand); the tensor cores read " +
+             form.name + " as " + form.forms)
                 .str();
       return failure();
     }
   }
   if (maps[2] != pair(0, 1)) {
     why = "C's indexing map is " + text(maps[2]) +
-          "; mma.sync writes C as (m, n)";
+          "; the tensor cores write C as (m, n)";
     return failure();
   }
   return layout;

@@ -424,7 +424,7 @@ func.func @broadcast(%A: memref<16xf32>, %B: memref<16x64xf32>, %C: memref<64x64
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_applicable: A's indexing map is (d0, d1, d2) -> (d2) (a broadcast or other operand); mma.sync reads A as (m, k) or (k, m); use_mma takes C[m, n] += A[m, k] * B[k, n] with A as (m, k) or (k, m) and B as (k, n) or (n, k)}}
+    // expected-error @below {{not_applicable: A's indexing map is (d0, d1, d2) -> (d2) (a broadcast or other operand); the tensor cores read A as (m, k) or (k, m); use_mma takes C[m, n] += A[m, k] * B[k, n] with A as (m, k) or (k, m) and B as (k, n) or (n, k)}}
     %w = transform.tirx.use_mma %m : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
@@ -445,7 +445,7 @@ func.func @broadcast_b(%A: memref<64x16xf32>, %B: memref<16xf32>, %C: memref<64x
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_applicable: B's indexing map is (d0, d1, d2) -> (d2) (a broadcast or other operand); mma.sync reads B as (k, n) or (n, k)}}
+    // expected-error @below {{not_applicable: B's indexing map is (d0, d1, d2) -> (d2) (a broadcast or other operand); the tensor cores read B as (k, n) or (n, k)}}
     %w = transform.tirx.use_mma %m : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

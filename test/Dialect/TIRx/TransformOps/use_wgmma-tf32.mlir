@@ -343,7 +343,7 @@ func.func @broadcast_b(%A: memref<128x64xf32>, %B: memref<64xf32>, %C: memref<12
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_applicable: B's indexing map is (d0, d1, d2) -> (d2) (a broadcast or other operand); mma.sync reads B as (k, n) or (n, k); use_wgmma takes C[m, n] += A[m, k] * B[k, n] with A as (m, k) and B as (k, n) or (n, k)}}
+    // expected-error @below {{not_applicable: B's indexing map is (d0, d1, d2) -> (d2) (a broadcast or other operand); the tensor cores read B as (k, n) or (n, k); use_wgmma takes C[m, n] += A[m, k] * B[k, n] with A as (m, k) and B as (k, n) or (n, k)}}
     // expected-note @below {{hint: copy the broadcast operand into a full buffer first}}
     %w = transform.tirx.use_wgmma %m : (!transform.any_op) -> !transform.any_op
     transform.yield

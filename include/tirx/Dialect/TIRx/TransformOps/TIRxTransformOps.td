@@ -581,9 +581,10 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     Rewrites the block's `C[M, N] += A[M, K] * B[K, N]` (16-bit A and B, f32
     C; or f32 A and B in tf32 with B held as (n, k), below) for sm_90a: a
     forall of `128 x warpgroups` threads (`#gpu.thread<x>`)
-    in which thread 0 loads tiles of 64 along K with TMA
-    (`nvgpu.tma.async.load`: A in `M x 64` boxes, B in `64 x 64` boxes,
-    128-byte swizzle, tensor maps made on the host by
+    in which thread 0 loads tiles of 128 bytes along K with TMA (64 16-bit
+    elements; 32 f32, below) (`nvgpu.tma.async.load`: for 16-bit operands
+    A in `M x 64` boxes, B in `64 x 64` boxes, 128-byte swizzle, tensor
+    maps made on the host by
     `nvgpu.tma.create.descriptor`) into `stages` shared buffers, each
     guarded by an mbarrier; each warpgroup waits for its tile and multiplies
     it with `nvgpu.warpgroup.mma` (`wgmma.mma_async` m64nNk16, f32
