@@ -101,8 +101,7 @@ void markWrittenFirst(func::FuncOp func) {
     }
     auto fill = dyn_cast_or_null<linalg::FillOp>(first);
     if (fill && fill.hasPureBufferSemantics() &&
-        fill.getDpsInitOperand(0)->get() == arg &&
-        !llvm::is_contained(fill.getInputs(), Value(arg)))
+        fill.getDpsInitOperand(0)->get() == arg)
       func.setArgAttr(arg.getArgNumber(), "tirx.role",
                       StringAttr::get(func.getContext(), "out"));
   }

@@ -604,17 +604,11 @@ bool tirx::reduceInBlockUsesShuffles(Type element) {
 }
 
 bool tirx::tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile) {
-  std::optional<SmallVector<int64_t>> lower =
-      getConstantIntValues(loop.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> steps =
-      getConstantIntValues(loop.getMixedStep());
   std::optional<SmallVector<int64_t>> upper =
       getConstantIntValues(loop.getMixedUpperBound());
   MemRefType source = tile.getSourceType();
-  if (!lower || !steps || !upper || !source.hasStaticShape() ||
+  if (!loop.isNormalized() || !upper || !source.hasStaticShape() ||
       tile.getType().getRank() != source.getRank() ||
-      llvm::any_of(*lower, [](int64_t l) { return l != 0; }) ||
-      llvm::any_of(*steps, [](int64_t s) { return s != 1; }) ||
       llvm::any_of(tile.getMixedStrides(),
                    [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
     return false;
