@@ -21,9 +21,12 @@ flushed) in this same run. Writes OUT_DIR/tune-suite.json and
 OUT_DIR/tune-suite.md (also printed): candidates, candidates per second,
 the best time, the automatic (greedy) schedule's time (timed in full by
 the same tune, in the same run), ours / greedy with the paired 95%
-interval and whether the search beat it (the interval excludes 1), ours /
-torch eager and ours / torch.compile (time ratios: below 1, ours is faster;
-times in microseconds).
+interval and whether the search beat it (the interval excludes 1), the
+precision the best ran at (the feedback's `math`: an f32 matmul's best may
+run its products as tf32 on the tensor cores), ours / torch eager and ours /
+torch.compile timed at that precision (tf32: torch's f32 matmuls under
+set_float32_matmul_precision("high")) (time ratios: below 1, ours is
+faster; times in microseconds).
 
 Each payload's tune is bounded by --time S (seconds, the issue's budget is
 at most 600), or by --time-for NAME=S for some payloads, and by --budget N
@@ -130,12 +133,15 @@ def main():
                "best_us": best, "best_version": (r.get("best") or {}).get("version"),
                "greedy_us": auto, "paired": paired, "wall_s": r["wall_s"],
                "refusals": r.get("refusals"), "summary": r.get("summary"),
-               "error": (r.get("error") or {}).get("message")}
+               "error": (r.get("error") or {}).get("message"),
+               "math": ((r.get("best") or {}).get("full") or {}).get("math") or "ieee"}
         if not args.no_peers:
             import bench as suite_bench  # examples/suite/bench.py
             from timing import Timer  # examples/bench/timing.py
             timer = timer or Timer()
-            peers = suite_bench.peer_times(timer, name, args.peer_samples)  # ms
+            # At the precision the best ran at (a tf32 best: tf32 peers).
+            peers = suite_bench.peer_times(timer, name, args.peer_samples,
+                                           row["math"])  # ms
             row["eager_us"] = peers["eager"] * 1e3 if peers.get("eager") else None
             row["compile_us"] = peers["compile"] * 1e3 if peers.get("compile") else None
         rows.append(row)
@@ -149,8 +155,8 @@ def main():
     def num(v, fmt="%.1f"):
         return fmt % v if v is not None else "-"
     table = ["| payload | candidates | cand/s | best (us) | greedy (us) | ours / greedy "
-             "[95% paired] | beats greedy | ours / eager | ours / compile |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "[95% paired] | beats greedy | math | ours / eager | ours / compile |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     beats = 0
     for row in rows:
         p = row["paired"]
@@ -160,10 +166,10 @@ def main():
             interval = " [%.3f, %.3f]" % (1 / p["high"], 1 / p["low"]) if p.get("low") and p.get("high") else ""
         beats += bool(row.get("beats_greedy"))
         verdict = "yes" if row.get("beats_greedy") else ("no" if p else "-")
-        table.append("| %s | %s | %s | %s | %s | %s%s | %s | %s | %s |" % (
+        table.append("| %s | %s | %s | %s | %s | %s%s | %s | %s | %s | %s |" % (
             row["payload"], row["candidates"], num(row["candidates_per_second"], "%.2f"),
             num(row["best_us"]), num(row["greedy_us"]), ratio(row["best_us"], row["greedy_us"]),
-            interval, verdict, ratio(row.get("best_us"), row.get("eager_us")),
+            interval, verdict, row.get("math", "ieee"), ratio(row.get("best_us"), row.get("eager_us")),
             ratio(row["best_us"], row.get("compile_us"))))
     table.append("")
     for row in rows:

@@ -56,25 +56,32 @@ def tirx_time(build, bundles, name, out, samples):
     return (d / 1e3 if d else None), f.get("correctness")
 
 
-def peer_times(timer, name, samples):
+def peer_times(timer, name, samples, math="ieee"):
     """torch eager and torch.compile of the payload, each timed by
     examples/bench/timing.py's Timer: tirx-run's own loop (warm-up, L2 flush
     before each sample, CUDA events, median), so the ratios compare like
-    with like."""
+    with like. `math`: the precision ours ran at (the feedback's `math`):
+    at tf32, f32 matmuls are torch's under
+    torch.set_float32_matmul_precision("high") (cuBLAS and Inductor's
+    templates on the tensor cores), else "highest" (ieee f32)."""
     import torch
     from timing import compile_fn
     fn, spec = torch_ref.table()[name]
     args = torch_ref.inputs(spec)
-    out = {}
-    for label, g in (("eager", fn), ("compile", None)):
-        try:
-            g = g or compile_fn(fn)
-            g(*args)  # compiles, autotunes
-            torch.cuda.synchronize()
-            out[label] = timer.time(lambda: g(*args), None, samples)["median"] / 1e3
-        except Exception as e:  # a peer that fails is reported, not fatal
-            out[label] = None
-            out[label + "_error"] = str(e)[:200]
+    out = {"math": math}
+    torch.set_float32_matmul_precision("high" if math == "tf32" else "highest")
+    try:
+        for label, g in (("eager", fn), ("compile", None)):
+            try:
+                g = g or compile_fn(fn)
+                g(*args)  # compiles, autotunes
+                torch.cuda.synchronize()
+                out[label] = timer.time(lambda: g(*args), None, samples)["median"] / 1e3
+            except Exception as e:  # a peer that fails is reported, not fatal
+                out[label] = None
+                out[label + "_error"] = str(e)[:200]
+    finally:
+        torch.set_float32_matmul_precision("highest")
     return out
 
 

@@ -276,6 +276,7 @@ std::string serializeFeedback(const Feedback &f) {
   }
   j["bytes_moved"] = f.bytesMoved;
   j["flops"] = f.flops;
+  j["math"] = f.math;
   j["achieved_bandwidth_gbs"] = optional(f.achievedBandwidthGBs);
   j["bandwidth_utilization"] = optional(f.bandwidthUtilization);
   j["achieved_occupancy"] = optional(f.achievedOccupancy);
@@ -372,6 +373,7 @@ bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
     }
     f.bytesMoved = j.value("bytes_moved", uint64_t(0));
     f.flops = j.value("flops", uint64_t(0));
+    f.math = j.value("math", std::string("ieee"));
     readOptional(j, "achieved_bandwidth_gbs", f.achievedBandwidthGBs);
     readOptional(j, "bandwidth_utilization", f.bandwidthUtilization);
     readOptional(j, "achieved_occupancy", f.achievedOccupancy);

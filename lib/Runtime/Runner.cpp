@@ -322,6 +322,7 @@ void beginFeedback(const Manifest &candidate, Feedback &f) {
   f.launchStatus = "not_run";
   f.bytesMoved = candidate.minimumBytesMoved();
   f.flops = candidate.totalFlops();
+  f.math = candidate.math;
   f.sizes = boundSizes(candidate);
   for (const Param &p : candidate.params)
     if (p.isBuffer && p.domain != Domain::signed_unit)

@@ -157,6 +157,8 @@ json::Object Measurement::toJSON() const {
     o["message"] = message;
   if (!bottleneck.empty())
     o["bottleneck"] = bottleneck;
+  if (!math.empty())
+    o["math"] = math;
   if (counters)
     o["counters"] = json::Object(*counters);
   if (!device.empty())
@@ -178,6 +180,7 @@ Measurement Measurement::ofFeedback(const json::Object &f) {
   m.medianUs = f.getNumber("duration_us").value_or(0);
   m.samples = f.getInteger("sample_count").value_or(0);
   m.bottleneck = f.getString("bottleneck").value_or("").str();
+  m.math = f.getString("math").value_or("").str();
   if (const json::Object *c = f.getObject("counters"))
     if (c->getString("status").value_or("not_requested") != "not_requested")
       m.counters = *c;
@@ -212,6 +215,7 @@ Measurement Measurement::fromJSON(const json::Object &o) {
   m.code = o.getString("code").value_or("").str();
   m.message = o.getString("message").value_or("").str();
   m.bottleneck = o.getString("bottleneck").value_or("").str();
+  m.math = o.getString("math").value_or("").str();
   if (const json::Object *c = o.getObject("counters"))
     m.counters = *c;
   m.device = o.getString("device").value_or("").str();
@@ -1003,6 +1007,10 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   std::string summary = "best " + best->built.version + ": " +
                         llvm::formatv("{0:f2}", best->full->medianUs).str() +
                         " us";
+  // The precision it won at: an f32 payload's best may run its products as
+  // tf32 on the tensor cores (use_mma), so its peers are timed at tf32.
+  if (!best->full->math.empty() && best->full->math != "ieee")
+    summary += " (" + best->full->math + " math)";
   if (baseline && baseline != best && baseline->full && baseline->full->ok()) {
     llvm::Expected<json::Object> vs = compare(best, const_cast<Candidate *>(baseline));
     if (!vs)

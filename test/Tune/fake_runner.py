@@ -94,6 +94,7 @@ def feedback_of(bundle, samples, inputs, ir_version):
         "duration_min_us": time_us, "duration_max_us": time_us,
         "duration_mean_us": time_us, "duration_trimmed_mean_us": time_us,
         "sample_count": samples, "bytes_moved": 0, "flops": 0,
+        "math": manifest.get("math", "ieee"),
         "correctness": "pass", "correctness_inputs": inputs,
         "correctness_detail": "", "buffers": [], "bottleneck": "memory_bound",
         "ghost_check": "caught", "plausible": True, "copy_bandwidth_gbs": GBPS,

@@ -539,10 +539,12 @@ TEST(FeedbackTest, JsonRoundTrip) {
   f.correctnessInputs = 3;
   f.buffers.push_back({"y", 0, 0, true});
   f.bottleneck = "memory_bound";
+  f.math = "tf32";
   Feedback g;
   std::string error;
   ASSERT_TRUE(parseFeedback(serializeFeedback(f), g, error)) << error;
   EXPECT_EQ(serializeFeedback(g).size() > 0, true);
+  EXPECT_EQ(g.math, "tf32");
   EXPECT_EQ(g.duration->median, 188.4);
   EXPECT_EQ(g.duration->count, 30);
   EXPECT_EQ(*g.registersPerThread, 18);

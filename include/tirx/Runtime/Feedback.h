@@ -93,6 +93,10 @@ struct Feedback {
   // Throughput.
   uint64_t bytesMoved = 0;
   uint64_t flops = 0;
+  /// The candidate's math mode (its manifest's `math`: ieee, tf32, f16,
+  /// bf16): at which precision its products ran, so that a peer is timed
+  /// at the same one.
+  std::string math = "ieee";
   std::optional<double> achievedBandwidthGBs;
   std::optional<double> bandwidthUtilization;
   // Resources (the first kernel's; per-kernel in `kernels`).

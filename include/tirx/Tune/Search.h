@@ -133,6 +133,9 @@ struct Measurement {
   std::string code;                        // a refusal code when it failed
   std::string message;
   std::string bottleneck; // the runner's classifier (Knowledge.h)
+  /// The candidate's math mode, as the runner read it from its manifest
+  /// (ieee, tf32, f16, bf16): a peer is timed at this precision.
+  std::string math;
   /// The feedback's `counters` object when they were asked for.
   std::optional<llvm::json::Object> counters;
   /// Where it ran, for an executor with several devices (Executor.h):
