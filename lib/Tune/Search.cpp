@@ -523,8 +523,9 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
   // The time limit covers the whole tune: the search stops early enough
   // for the full checks and paired runs, estimated from the screening
   // runs' mean time (a full run takes about three of them).
-  double measureSeconds = 0;
-  unsigned measured = 0;
+  // Seconds a screening measurement took on one device, one entry per
+  // batch (its mean) or single measurement: the reserve of timeLeft.
+  std::vector<double> measureSeconds;
   // The knowledge base: when a new best shows a bottleneck, the decisions
   // its remedies name (Knowledge.h) are tried with their other values, the
   // rest of the best kept, before the policy's next proposals.
@@ -550,12 +551,24 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     remedies += added;
   };
 
+  // Whether the search may go on: the full checks and paired runs that
+  // follow it (about 3 screenings' time for each leader and the automatic
+  // schedule, 4 for each pair) must still fit in --time. A measurement's
+  // time is the median of those seen: the first includes the runner's
+  // start (a CUDA context, its copy-bandwidth probe), which made a 25 s
+  // matmul tune on the H200 stop after its first candidate. However slow
+  // the measurements, the search keeps at least half the time.
   auto timeLeft = [&] {
     if (options.seconds <= 0)
       return true;
-    double mean = measured ? measureSeconds / measured : 0;
-    double reserve =
-        measuring ? mean * (3.0 * (options.topK + 1) + 4.0 * options.pairs) : 0;
+    double reserve = 0;
+    if (measuring && !measureSeconds.empty()) {
+      std::vector<double> sorted = measureSeconds;
+      std::sort(sorted.begin(), sorted.end());
+      double typical = sorted[(sorted.size() - 1) / 2];
+      reserve = std::min(typical * (3.0 * (options.topK + 1) + 4.0 * options.pairs),
+                         options.seconds / 2);
+    }
     return elapsed() + reserve < options.seconds;
   };
   auto bestSoFar = [&]() -> const Candidate * {
@@ -694,9 +707,9 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
           return ms.takeError();
         // The mean time of one measurement on one device (the reserve of
         // timeLeft: the full checks run on one).
-        measureSeconds += (elapsed() - before) *
-                          std::min<double>(requests.size(), measurer->slots());
-        measured += unsigned(requests.size());
+        measureSeconds.push_back((elapsed() - before) *
+                                 std::min<double>(requests.size(), measurer->slots()) /
+                                 double(requests.size()));
         for (size_t k = 0; k < ms->size() && k < digests.size(); ++k)
           screenedNow[digests[k]] = std::move((*ms)[k]);
       }
@@ -750,10 +763,8 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
           llvm::Expected<Measurement> m =
               now != screenedNow.end() ? llvm::Expected<Measurement>(now->second)
                                        : measurer->measure(request);
-          if (now == screenedNow.end()) {
-            measureSeconds += elapsed() - before;
-            ++measured;
-          }
+          if (now == screenedNow.end())
+            measureSeconds.push_back(elapsed() - before);
           if (!m)
             return m.takeError();
           if (m->code == "interrupted") {

@@ -15,6 +15,7 @@ FAKE_RUNNER_GBPS, default 3000); FAKE_RUNNER_BUSY=DIR: a measurement holds
 DIR/<device> (O_EXCL) while it runs, and fails as "shared GPU" if another
 holds it; FAKE_RUNNER_SLEEP=S: each screening run (10 samples or fewer) takes S
 seconds;
+FAKE_RUNNER_START_SLEEP=S: a worker takes S seconds to start;
 FAKE_RUNNER_DIE_ONCE=FILE: the first measurement to create FILE kills its
 own process (a lost worker or job)."""
 import json
@@ -113,6 +114,9 @@ def measured(bundle, samples, inputs, ir_version):
 
 args = sys.argv[1:]
 if "--worker" in args:
+    # A real worker's start (a CUDA context, its copy-bandwidth probe) takes
+    # a while before its first answer: FAKE_RUNNER_START_SLEEP=S seconds.
+    time.sleep(float(os.environ.get("FAKE_RUNNER_START_SLEEP", "0")))
     # One JSON request a line, one answer a line; the greeting first.
     for line in sys.stdin:
         req = json.loads(line)
