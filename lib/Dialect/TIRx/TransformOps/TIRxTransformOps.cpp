@@ -816,6 +816,15 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       }
       rewriter.eraseOp(load);
     }
+    // A row's statistic reaches the row's vectors as a broadcast: the
+    // arithmetic on broadcasts alone (RMSNorm's rsqrt(sum / n + eps), layer
+    // norm's rstd) runs once on the scalar and is broadcast after, not once
+    // per lane (rmsnorm_bf16: eight rsqrt a thread instead of one).
+    {
+      RewritePatternSet sink(getContext());
+      vector::populateSinkVectorOpsPatterns(sink);
+      (void)applyPatternsGreedily(func, std::move(sink), config);
+    }
     tirx::annotateVectorAlignment(func);
     // The promise kept: every full-width access of the thread's loop has
     // the alignment of its size.
