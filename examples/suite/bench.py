@@ -49,11 +49,11 @@ def tirx_time(build, bundles, name, out, samples):
     try:
         f = json.load(open(feedback))
     except (OSError, ValueError):
-        return None, "no feedback"
+        return None, "no feedback", "ieee"
     if isinstance(f, list):
         f = f[0]
     d = f.get("duration_us")
-    return (d / 1e3 if d else None), f.get("correctness")
+    return (d / 1e3 if d else None), f.get("correctness"), f.get("math") or "ieee"
 
 
 def peer_times(timer, name, samples, math="ieee"):
@@ -109,17 +109,20 @@ def main():
             print(fmt % (name, "-", "-", "-", "-", "-", "no bundle yet (examples/suite/README.md)"))
             rows.append({"payload": name, "bundle": False})
             continue
-        ours, correctness = tirx_time(args.build, bundles, name, out, args.samples)
-        peers = peer_times(timer, name, args.samples or None)
+        ours, correctness, math = tirx_time(args.build, bundles, name, out, args.samples)
+        # The peers at the precision ours ran at (a tf32 matmul: tf32 torch).
+        peers = peer_times(timer, name, args.samples or None, math)
         e, c = peers.get("eager"), peers.get("compile")
         ratio = lambda p: "%.3f" % (p / ours) if p and ours else "-"  # noqa: E731
         num = lambda v: "%.4f" % v if v else "-"  # noqa: E731
-        print(fmt % (name, num(ours), num(e), num(c), ratio(e), ratio(c), correctness))
+        print(fmt % (name, num(ours), num(e), num(c), ratio(e), ratio(c),
+                     correctness + ("" if math == "ieee" else " (%s, peers too)" % math)))
         for k, v in peers.items():
             if k.endswith("_error"):
                 print("  %s: %s failed: %s" % (name, k[:-len("_error")], v))
         sys.stdout.flush()
         rows.append({"payload": name, "bundle": True, "tirx_ms": ours, "correctness": correctness,
+                     "math": math,
                      "torch_eager_ms": e, "torch_compile_ms": c, **{k: v for k, v in peers.items()
                                                                    if k.endswith("_error")}})
     json.dump(rows, open(os.path.join(out, "suite-bench.json"), "w"), indent=1)

@@ -201,8 +201,8 @@ void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers,
       std::memset(slot, 0, 8);
       if (arg.tensorMap) {
         const TensorMapArg &map = *arg.tensorMap;
-        CUdeviceptr p = tensorMaps->address(i, a, map, m.params[map.param],
-                                            buffers[map.param]);
+        CUdeviceptr p = tensorMaps->address(i, a, map, m.tensorMapBuffer(map),
+                                            buffers[m.tensorMapBufferIndex(map)]);
         std::memcpy(slot, &p, sizeof(p));
       } else if (arg.scratch ||
                  (arg.param && m.params[*arg.param].isBuffer)) {

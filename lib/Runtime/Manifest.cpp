@@ -94,6 +94,24 @@ const char *roleName(Role role) {
   return "?";
 }
 
+Param Manifest::tensorMapBuffer(const TensorMapArg &map) const {
+  if (!map.scratch)
+    return params.at(size_t(map.param));
+  const Scratch &s = scratch.at(size_t(*map.scratch));
+  Param p;
+  p.name = s.name;
+  p.isBuffer = true;
+  p.type = s.type;
+  p.shape = s.shape;
+  p.shapeExprs = s.shapeExprs;
+  p.bytes = s.bytes;
+  return p;
+}
+
+size_t Manifest::tensorMapBufferIndex(const TensorMapArg &map) const {
+  return map.scratch ? params.size() + size_t(*map.scratch) : size_t(map.param);
+}
+
 uint64_t Manifest::minimumBytesMoved() const {
   uint64_t total = 0;
   for (const Param &p : params)
@@ -150,19 +168,29 @@ std::string string(const json &value, const std::string &path) {
 /// elements per dimension, one per dimension of the buffer, and swizzle
 /// and L2 promotion sizes cuTensorMapEncodeTiled knows.
 TensorMapArg tensorMapArg(const json &value, const std::string &path,
-                          const std::vector<Param> &params) {
+                          const Manifest &m) {
   TensorMapArg map;
-  if (params.empty())
-    fail(path + ".param", "the manifest has no parameters");
-  map.param = int(integer(field(value, path, "param"), path + ".param", 0,
-                          int64_t(params.size()) - 1));
-  const Param &p = params[map.param];
+  std::string which = path + ".param";
+  if (value.is_object() && value.contains("scratch") && !value.contains("param")) {
+    which = path + ".scratch";
+    if (m.scratch.empty())
+      fail(which, "the manifest has no scratch buffers");
+    map.param = -1;
+    map.scratch = int(integer(value["scratch"], which, 0,
+                              int64_t(m.scratch.size()) - 1));
+  } else {
+    if (m.params.empty())
+      fail(which, "the manifest has no parameters");
+    map.param = int(integer(field(value, path, "param"), which, 0,
+                            int64_t(m.params.size()) - 1));
+  }
+  const Param p = m.tensorMapBuffer(map);
   if (!p.isBuffer ||
       !(p.type == ElementType::f16 || p.type == ElementType::bf16 ||
         p.type == ElementType::f32))
-    fail(path + ".param", "a tensor map needs an f16, bf16 or f32 buffer");
+    fail(which, "a tensor map needs an f16, bf16 or f32 buffer");
   if (p.shape.empty() || p.shape.size() > 5)
-    fail(path + ".param", "a tensor map needs a buffer of 1 to 5 dimensions");
+    fail(which, "a tensor map needs a buffer of 1 to 5 dimensions");
   const json &box = field(value, path, "box");
   if (!box.is_array() || box.size() != p.shape.size())
     fail(path + ".box", "expected one size per dimension of the buffer (" +
@@ -520,7 +548,7 @@ Manifest parse(const json &root) {
                                   int64_t(m.scratch.size()) - 1));
       } else if (args[a].contains("tensor_map")) {
         arg.tensorMap = tensorMapArg(args[a]["tensor_map"],
-                                     apath + ".tensor_map", m.params);
+                                     apath + ".tensor_map", m);
       } else {
         arg.type = elementType(field(args[a], apath, "type"), apath + ".type");
         const json &value = field(args[a], apath, "value");
@@ -725,11 +753,15 @@ std::string serializeManifest(const Manifest &m) {
         arg = {{"param", *a.param}};
       else if (a.scratch)
         arg = {{"scratch", *a.scratch}};
-      else if (a.tensorMap)
-        arg = {{"tensor_map", {{"param", a.tensorMap->param},
-                               {"box", a.tensorMap->box},
+      else if (a.tensorMap) {
+        arg = {{"tensor_map", {{"box", a.tensorMap->box},
                                {"swizzle", a.tensorMap->swizzle},
                                {"l2_promotion", a.tensorMap->l2Promotion}}}};
+        if (a.tensorMap->scratch)
+          arg["tensor_map"]["scratch"] = *a.tensorMap->scratch;
+        else
+          arg["tensor_map"]["param"] = a.tensorMap->param;
+      }
       else
         arg = {{"type", elementTypeName(a.type)},
                {"value", a.valueExpr.empty() ? numberJSON(a.value)

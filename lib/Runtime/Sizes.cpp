@@ -372,7 +372,7 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
       KernelArg &arg = kernel.args[a];
       if (arg.tensorMap) {
         // A box no wider than the bound extent it tiles.
-        const Param &p = m.params[arg.tensorMap->param];
+        const Param p = m.tensorMapBuffer(*arg.tensorMap);
         for (size_t d = 0; d < arg.tensorMap->box.size() && d < p.shape.size(); ++d)
           if (arg.tensorMap->box[d] > p.shape[d]) {
             error = path + ".args[" + std::to_string(a) + "].tensor_map.box[" +

@@ -133,3 +133,49 @@ TEST(TensorMapTest, EncodingIsInnermostFirst) {
   EXPECT_EQ(gpu::tensorMapEncoding(none, m.params[2]).swizzle, 0);
   EXPECT_EQ(gpu::tensorMapEncoding(none, m.params[2]).l2Promotion, 2);
 }
+
+// A tensor map of a scratch buffer: transpose_operand's copy of B (f32,
+// N x K) that use_wgmma loads by TMA. The runner encodes it from the
+// scratch buffer's type and shape, at the scratch buffer's slot (after the
+// parameters).
+TEST(TensorMapTest, ScratchBufferMaps) {
+  const char *text = R"({
+  "format": "tirx-bundle", "version": 1, "payload": "mm", "chip": "sm_90a",
+  "params": [
+    {"name": "A", "kind": "buffer", "type": "f32", "shape": [256, 1024], "role": "in"},
+    {"name": "B", "kind": "buffer", "type": "f32", "shape": [1024, 512], "role": "in"},
+    {"name": "C", "kind": "buffer", "type": "f32", "shape": [256, 512], "role": "out"}],
+  "scratch": [{"name": "scratch0", "type": "f32", "shape": [512, 1024]}],
+  "kernels": [{"name": "t", "ptx": "t.ptx", "grid": [8, 16, 1], "block": [64, 8, 1],
+               "args": [{"param": 1}, {"scratch": 0}]},
+              {"name": "k", "ptx": "k.ptx", "grid": [2, 2, 1], "block": [384, 1, 1],
+               "args": [{"tensor_map": {"param": 0, "box": [128, 32], "swizzle": 128}},
+                        {"tensor_map": {"scratch": 0, "box": [256, 32], "swizzle": 128}},
+                        {"param": 2}]}]})";
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(text, m, error)) << error;
+  const TensorMapArg &map = *m.kernels[1].args[1].tensorMap;
+  ASSERT_TRUE(map.scratch.has_value());
+  EXPECT_EQ(*map.scratch, 0);
+  EXPECT_EQ(m.tensorMapBufferIndex(map), 3u); // A, B, C, then scratch0
+  EXPECT_EQ(m.tensorMapBufferIndex(*m.kernels[1].args[0].tensorMap), 0u);
+  Param buffer = m.tensorMapBuffer(map);
+  EXPECT_EQ(buffer.shape, (std::vector<int64_t>{512, 1024}));
+  gpu::TensorMapEncoding e = gpu::tensorMapEncoding(map, buffer);
+  EXPECT_EQ(e.dataType, 7);     // f32
+  EXPECT_EQ(e.dims[0], 1024u);  // K, contiguous
+  EXPECT_EQ(e.strides[0], 4096u);
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_EQ(serializeManifest(again), serializeManifest(m));
+  EXPECT_TRUE(again.kernels[1].args[1].tensorMap->scratch.has_value());
+
+  // A scratch index out of range, or scratch maps in a manifest with none.
+  std::string bad = text;
+  bad.replace(bad.find(R"("scratch": 0, "box")"), 12, R"("scratch": 4)");
+  EXPECT_FALSE(parseManifest(bad, m, error));
+  EXPECT_NE(error.find("kernels[1].args[1].tensor_map.scratch: must lie in"),
+            std::string::npos)
+      << error;
+}

@@ -107,6 +107,9 @@ struct TensorMapArg {
   std::vector<int64_t> box; // elements a load copies per dimension, outermost first
   int swizzle = 0;          // bytes: 0 (none), 32, 64 or 128
   int l2Promotion = 0;      // bytes: 0 (none), 64, 128 or 256
+  /// Or the scratch buffer it maps (a matmul operand the function copied
+  /// into a buffer of its own: transpose_operand); `param` is then -1.
+  std::optional<int> scratch;
 };
 
 /// A kernel argument: a payload parameter, a scratch buffer, a tensor map
@@ -190,6 +193,12 @@ struct Manifest {
   /// once, inout buffers both.
   uint64_t minimumBytesMoved() const;
   uint64_t totalFlops() const;
+
+  /// The buffer a tensor map maps, as a buffer parameter (a scratch
+  /// buffer's type and shape), and its index among the buffers a launch
+  /// gets (the parameters, then the scratch buffers).
+  Param tensorMapBuffer(const TensorMapArg &map) const;
+  size_t tensorMapBufferIndex(const TensorMapArg &map) const;
 };
 
 /// Parses manifest JSON. On failure returns false and sets `error` to a

@@ -182,7 +182,9 @@ double countFlopsPerThread(gpu::GPUFuncOp kernel, int64_t blockX) {
 /// nvgpu.tma.create.descriptor (through the casts of memref.cast and
 /// tirx-tensor-map-params) of a buffer parameter of `payload`.
 std::optional<rt::TensorMapArg> tensorMapOf(Value operand,
-                                            func::FuncOp payload) {
+                                            func::FuncOp payload,
+                                            memref::AllocOp &scratch) {
+  scratch = nullptr;
   if (auto cast = operand.getDefiningOp<UnrealizedConversionCastOp>();
       cast && cast->getNumOperands() == 1)
     operand = cast->getOperand(0);
@@ -192,11 +194,17 @@ std::optional<rt::TensorMapArg> tensorMapOf(Value operand,
   Value source = create.getTensor();
   if (auto cast = source.getDefiningOp<memref::CastOp>())
     source = cast.getSource();
+  // A buffer parameter, or a buffer the function allocates (a scratch
+  // buffer: transpose_operand's copy of a matmul operand).
   auto arg = dyn_cast<BlockArgument>(source);
-  if (!arg || arg.getOwner() != &payload.getBody().front())
+  auto alloc = source.getDefiningOp<memref::AllocOp>();
+  bool isParam = arg && arg.getOwner() == &payload.getBody().front();
+  if (!isParam && !(alloc && alloc->getBlock() == &payload.getBody().front()))
     return std::nullopt;
   rt::TensorMapArg map;
-  map.param = int(arg.getArgNumber());
+  map.param = isParam ? int(arg.getArgNumber()) : -1;
+  if (!isParam)
+    scratch = alloc;
   for (Value size : create.getBoxDimensions()) {
     std::optional<int64_t> c = getConstantIntValue(size);
     if (!c)
@@ -382,6 +390,56 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
 
   // Launches, in program order.
   SmallVector<Operation *> scratchAllocs; // manifest.scratch's allocations
+  // A buffer the function allocates for its kernels: a scratch buffer the
+  // runner allocates (its index in manifest.scratch); an error on `launch`
+  // when the bundle cannot describe it.
+  auto scratchOf = [&](memref::AllocOp alloc, size_t index,
+                       gpu::LaunchFuncOp launch,
+                       const std::string &where) -> std::optional<int> {
+    MemRefType type = alloc.getType();
+    std::optional<rt::ElementType> element =
+        elementTypeOf(type.getElementType());
+    // Dynamic extents: expressions of the sizes.
+    std::vector<std::string> extents;
+    for (int64_t d = 0, k = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      std::optional<std::string> e =
+          mlir::tirx::sizeExpression(alloc.getDynamicSizes()[k++]);
+      extents.resize(type.getRank());
+      extents[d] = e ? *e : std::string();
+      if (!e)
+        element = std::nullopt;
+    }
+    if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
+        !element) {
+      launch.emitError() << "tirx-export-bundle: kernel argument #"
+                         << index << " of " << where
+                         << " is an allocation of " << type
+                         << "; a scratch buffer needs a shape of sizes, "
+                            "the identity layout, global memory and a "
+                            "manifest element type";
+      return std::nullopt;
+    }
+    auto found = llvm::find(scratchAllocs, alloc.getOperation());
+    int at = int(found - scratchAllocs.begin());
+    if (found == scratchAllocs.end()) {
+      scratchAllocs.push_back(alloc);
+      rt::Scratch scratch;
+      scratch.name = "scratch" + std::to_string(at);
+      scratch.type = *element;
+      scratch.shape.assign(type.getShape().begin(), type.getShape().end());
+      scratch.shapeExprs = extents;
+      for (size_t d = 0; d < extents.size(); ++d)
+        if (!extents[d].empty())
+          scratch.shape[d] = 1;
+      if (type.hasStaticShape())
+        scratch.bytes = uint64_t(type.getNumElements()) *
+                        rt::elementBytes(*element);
+      manifest.scratch.push_back(scratch);
+    }
+    return at;
+  };
   WalkResult walk = payload.walk([&](gpu::LaunchFuncOp launch) -> WalkResult {
     rt::Kernel kernel;
     kernel.name = launch.getKernelName().str();
@@ -423,52 +481,19 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
         arg.param = int(blockArg.getArgNumber());
       } else if (auto alloc = operand.getDefiningOp<memref::AllocOp>();
                  alloc && alloc->getBlock() == &payload.getBody().front()) {
-        // A buffer the function allocates for its kernels: a scratch
-        // buffer the runner allocates.
-        MemRefType type = alloc.getType();
-        std::optional<rt::ElementType> element =
-            elementTypeOf(type.getElementType());
-        // Dynamic extents: expressions of the sizes.
-        std::vector<std::string> extents;
-        for (int64_t d = 0, k = 0; d < type.getRank(); ++d) {
-          if (!type.isDynamicDim(d))
-            continue;
-          std::optional<std::string> e =
-              mlir::tirx::sizeExpression(alloc.getDynamicSizes()[k++]);
-          extents.resize(type.getRank());
-          extents[d] = e ? *e : std::string();
-          if (!e)
-            element = std::nullopt;
-        }
-        if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
-            !element) {
-          launch.emitError() << "tirx-export-bundle: kernel argument #"
-                             << index << " of " << where
-                             << " is an allocation of " << type
-                             << "; a scratch buffer needs a shape of sizes, "
-                                "the identity layout, global memory and a "
-                                "manifest element type";
+        std::optional<int> at = scratchOf(alloc, index, launch, where);
+        if (!at)
           return WalkResult::interrupt();
+        arg.scratch = *at;
+      } else if (memref::AllocOp copied;
+                 std::optional<rt::TensorMapArg> map =
+                     tensorMapOf(operand, payload, copied)) {
+        if (copied) {
+          std::optional<int> at = scratchOf(copied, index, launch, where);
+          if (!at)
+            return WalkResult::interrupt();
+          map->scratch = *at;
         }
-        auto found = llvm::find(scratchAllocs, alloc.getOperation());
-        arg.scratch = int(found - scratchAllocs.begin());
-        if (found == scratchAllocs.end()) {
-          scratchAllocs.push_back(alloc);
-          rt::Scratch scratch;
-          scratch.name = "scratch" + std::to_string(*arg.scratch);
-          scratch.type = *element;
-          scratch.shape.assign(type.getShape().begin(), type.getShape().end());
-          scratch.shapeExprs = extents;
-          for (size_t d = 0; d < extents.size(); ++d)
-            if (!extents[d].empty())
-              scratch.shape[d] = 1;
-          if (type.hasStaticShape())
-            scratch.bytes = uint64_t(type.getNumElements()) *
-                            rt::elementBytes(*element);
-          manifest.scratch.push_back(scratch);
-        }
-      } else if (std::optional<rt::TensorMapArg> map =
-                     tensorMapOf(operand, payload)) {
         arg.tensorMap = std::move(*map);
       } else if (auto type = elementTypeOf(operand.getType());
                  type && operand.getDefiningOp<arith::ConstantOp>()) {

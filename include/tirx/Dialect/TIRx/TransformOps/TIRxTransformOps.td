@@ -140,6 +140,45 @@ def TIRx_FlattenOp : TIRx_TransformOp<"flatten", "linalg.generic", [{
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
 }
 
+def TIRx_TransposeOperandOp : TIRx_TransformOp<"transpose_operand", "linalg.matmul", [{
+  {"params": {"type": "object", "required": ["operand"], "additionalProperties": false,
+    "properties": {"operand": {"enum": [0, 1],
+      "description": "the input stored the other way: 0 (A) or 1 (B)"}}},
+   "preconditions": ["the target is a linalg.matmul on buffers, not yet tiled (no forall around it)",
+                     "the operand is a static 2-D buffer, read through a map that names two loops (no broadcast)",
+                     "the operand is an input, not also the output"]}
+}]> {
+  let summary = "Store a matmul input the other way (a transposed copy)";
+  let description = [{
+    Copies input `operand` of a `linalg.matmul` into a buffer the function
+    allocates, with its two dimensions swapped (`linalg.transpose`, a
+    kernel of its own once scheduled), and makes the matmul read the copy
+    through the swapped map: the same product, the operand's other
+    dimension contiguous. Hopper's wgmma reads 32-bit operands (tf32) only
+    K-major, so `B` of `A @ B` (K x N, row-major: N contiguous) must be
+    copied as N x K before `use_wgmma` takes an f32 matmul; the copy costs
+    one read and one write of B (4096 x 4096 f32: 128 MiB, about 33 us at
+    the H200's copy rate, against a tf32 matmul's 340 us).
+
+    ```mlir
+    %mm2 = transform.tirx.transpose_operand %mm operand = 1
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the target; produces the matmul that reads the copy. Refuses
+    with `not_applicable` (not a linalg.matmul, or
+    an operand whose map is not two loops), `on_tensors` (bufferize
+    first), `bad_order` (already tiled: inside a forall), `dynamic_shape`
+    (a run-time size) or `input_written` (the operand is also the output).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target, I64Attr:$operand);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target `operand` `=` $operand attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic", [{
   {"params": {"type": "object", "required": ["elements_per_thread"], "additionalProperties": false,
     "properties": {"elements_per_thread": {"type": "array", "minItems": 1, "maxItems": 16,

@@ -1,0 +1,93 @@
+//===- TransposeOperand.cpp - transpose_operand -----------------*- C++ -*-===//
+//
+// Part of TIRx, an open compiler harness for agentic GPU programming.
+//
+// A matmul input stored the other way: copied into a buffer the function
+// allocates, dimensions swapped (linalg.transpose), and read through the
+// swapped map. Hopper's wgmma takes 32-bit operands K-major only, so the B
+// of A @ B (N contiguous) is copied as N x K before use_wgmma.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::transform;
+using namespace mlir::tirx::detail;
+
+LogicalResult tirx::TransposeOperandOp::verify() {
+  int64_t operand = getOperand();
+  if (operand != 0 && operand != 1)
+    return detail::invalidParameter(
+        *this, "operand must be 0 (A) or 1 (B), got " + Twine(operand));
+  return success();
+}
+
+DiagnosedSilenceableFailure
+tirx::TransposeOperandOp::applyToOne(TransformRewriter &rewriter,
+                                     Operation *target,
+                                     ApplyToEachResultList &results,
+                                     TransformState &state) {
+  auto self = cast<TransformOpInterface>(getOperation());
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (!matmul)
+    return wrongTarget(self, target, "a linalg.matmul");
+  if (DiagnosedSilenceableFailure check = requireBuffers(self, target);
+      !check.succeeded())
+    return check;
+  if (target->getParentOfType<scf::ForallOp>() ||
+      insideMapping(target, MappingKind::Block))
+    return reject(self, target, RefusalCode::bad_order,
+                  "the matmul is already tiled (inside a forall)",
+                  "transpose_operand before tile_to_blocks");
+  unsigned which = unsigned(getOperand());
+  Value input = matmul.getDpsInputs()[which];
+  const char *name = which == 0 ? "A (operand 0)" : "B (operand 1)";
+  auto type = dyn_cast<MemRefType>(input.getType());
+  if (!type || type.getRank() != 2)
+    return reject(self, target, RefusalCode::not_applicable,
+                  Twine(name) + " is not a 2-D buffer");
+  if (!type.hasStaticShape())
+    return reject(self, target, RefusalCode::dynamic_shape,
+                  Twine(name) + " has a size known only at run time: the "
+                                "copy needs static sizes");
+  for (Value init : matmul.getDpsInits())
+    if (init == input)
+      return reject(self, target, RefusalCode::input_written,
+                    Twine(name) + " is also the matmul's output");
+  SmallVector<AffineMap> maps = matmul.getIndexingMapsArray();
+  AffineMap map = maps[which];
+  if (map.getNumResults() != 2 || !map.isProjectedPermutation())
+    return reject(self, target, RefusalCode::not_applicable,
+                  Twine(name) + " is read through " +
+                      llvm::formatv("{0}", map).str() +
+                      ", not two of the matmul's loops");
+
+  Location loc = target->getLoc();
+  MLIRContext *ctx = getContext();
+  rewriter.setInsertionPoint(matmul);
+  // Row-major, in the function's default memory: a scratch buffer of the
+  // bundle (aligned by the runner, as every buffer it allocates).
+  auto copyType = MemRefType::get({type.getDimSize(1), type.getDimSize(0)},
+                                  type.getElementType());
+  Value copy = memref::AllocOp::create(rewriter, loc, copyType);
+  linalg::TransposeOp::create(rewriter, loc, input, copy,
+                              ArrayRef<int64_t>{1, 0});
+  maps[which] = AffineMap::get(map.getNumDims(), 0,
+                               {map.getResult(1), map.getResult(0)}, ctx);
+  SmallVector<Attribute> mapAttrs;
+  for (AffineMap m : maps)
+    mapAttrs.push_back(AffineMapAttr::get(m));
+  rewriter.modifyOpInPlace(matmul, [&] {
+    matmul->setOperand(which, copy);
+    matmul.setIndexingMapsAttr(ArrayAttr::get(ctx, mapAttrs));
+  });
+  rewriter.setInsertionPointAfter(matmul);
+  memref::DeallocOp::create(rewriter, loc, copy);
+  results.push_back(matmul);
+  return DiagnosedSilenceableFailure::success();
+}
