@@ -26,8 +26,10 @@ kernel that makes it before any reads it. Every parameter's shape and
 type is checked against the value it stands for; the kernels' own scratch
 buffers are kept (renumbered); the kernels are launched in program order,
 each with its own PTX and cubin (copied, renamed). A composition that does
-not fit (a count or shape that differs, a tensor map over an intermediate,
-bundles for different chips) is refused, exit 1, nothing written.
+not fit (a count or shape that differs, bundles for different chips) is
+refused, exit 1, nothing written. Tensor maps follow their buffers: a
+parameter's, an intermediate's (a scratch buffer) or a kernel's own
+scratch buffer's.
 
 Prints a JSON summary: {"bundle", "launches", "versions", "scratch"}.
 """
@@ -37,6 +39,26 @@ import os
 import re
 import shutil
 import sys
+
+
+def one_chip(chips):
+    """The composed bundle's (chip, features) from its kernels': one chip,
+    or one family where some kernels need its architecture-specific form
+    (wgmma: sm_90a and PTX 8.3, the others sm_90): each kernel keeps its
+    own PTX and cubin, so the bundle says the most any of them needs."""
+    if len(chips) == 1:
+        return next(iter(chips))
+    bases = {(c or "").rstrip("a") for c, _ in chips}
+    if len(bases) != 1:
+        raise ComposeError("the kernels were built for different chips: %s" % sorted(map(str, chips)))
+    chip = bases.pop() + ("a" if any((c or "").endswith("a") for c, _ in chips) else "")
+
+    def ptx(features):
+        try:
+            return int((features or "").replace("+ptx", ""))
+        except ValueError:
+            raise ComposeError("the kernels were built with features %s" % sorted(map(str, chips)))
+    return chip, max((f for _, f in chips), key=ptx)
 
 
 class ComposeError(Exception):
@@ -177,11 +199,16 @@ def compose(payload, ws, reference, out, versions=None):
                 elif "scratch" in a:
                     a["scratch"] = a["scratch"] + offset
                 elif "tensor_map" in a:
-                    at, value = slot[a["tensor_map"]["param"]]
-                    if "param" not in at:
-                        raise ComposeError("%s %s: a tensor map over %%%s, an intermediate "
-                                           "(tensor maps are of parameters)" % (name, version, value))
-                    a["tensor_map"]["param"] = at["param"]
+                    # A map of a parameter, an intermediate (a scratch buffer
+                    # of the composed bundle) or the kernel's own scratch
+                    # (transpose_operand's copy): the manifest maps either.
+                    tm = a["tensor_map"]
+                    if "scratch" in tm:
+                        tm["scratch"] = tm["scratch"] + offset
+                    else:
+                        at, _ = slot[tm["param"]]
+                        del tm["param"]
+                        tm.update(at)
             buffers = {p.get("name"): slot[i][1] for i, p in enumerate(kparams)}
             for acc in kern.get("accesses") or []:
                 if acc.get("buffer") in buffers:
@@ -194,9 +221,7 @@ def compose(payload, ws, reference, out, versions=None):
             kernels.append(kern)
     if not kernels:
         raise ComposeError("profile.json lists no kernel")
-    if len(chips) != 1:
-        raise ComposeError("the kernels were built for different chips: %s" % sorted(map(str, chips)))
-    chip, features = chips.pop()
+    chip, features = one_chip(chips)
     math = "tf32" if "tf32" in maths else ("ieee" if maths == {"ieee"} else sorted(maths)[-1])
     manifest = {"format": "tirx-bundle", "version": 1, "payload": ref.get("payload"),
                 "ir_version": "composed", "chip": chip, "features": features, "math": math,

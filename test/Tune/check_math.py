@@ -1,5 +1,6 @@
 """Prints the math mode of each candidate of a `tirx tune --json` run by
-the transform that decides it (use_mma or tile_to_threads on the matmul),
+the transforms that decide it (use_mma or use_wgmma: tensor cores; else
+SIMT threads),
 then the best's and the summary (test/Tune/measure.test):
   check_math.py RUN.jsonl"""
 import json
@@ -9,10 +10,10 @@ events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 seen = set()
 for c in (e for e in events if e["event"] == "candidate"):
     names = [a["transform"] for a in c["schedule"]]
-    kind = "use_mma" if "use_mma" in names else "tile_to_threads"
+    kind = "tensor-cores" if {"use_mma", "use_wgmma"} & set(names) else "simt"
     math = c["screening"]["math"]
     # The precision follows the schedule: tensor cores tf32, SIMT ieee.
-    assert math == ("tf32" if kind == "use_mma" else "ieee"), (names, math)
+    assert math == ("tf32" if kind == "tensor-cores" else "ieee"), (names, math)
     if kind not in seen:
         seen.add(kind)
         print(kind, math)

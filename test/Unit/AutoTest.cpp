@@ -346,7 +346,20 @@ TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
   EXPECT_EQ(tileOf(nextSteps(old, {})[0], 0), (V{128, 128}));
   old.chip = "sm_90";
   old.ops[0].inputType = "f32";
+  // f32 with B as (k, n) on sm_90: B stored as (n, k) first
+  // (transpose_operand, optional), so that wgmma takes it as tf32; skipped
+  // (or refused), the tiles of before.
+  std::vector<Step> first = nextSteps(old, {});
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(transformOf(first[0]), "transpose_operand");
+  EXPECT_TRUE(first[0].optional);
+  EXPECT_EQ(tileOf(nextSteps(old, {first[0].key})[0], 0), (V{64, 64}));
+  // Too small for a wgmma tile, or no wgmma: no copy.
+  old.chip = "sm_80";
   EXPECT_EQ(tileOf(nextSteps(old, {})[0], 0), (V{64, 64}));
+  old.chip = "sm_90";
+  old.ops[0].extents = {64, 4096, 4096};
+  EXPECT_NE(transformOf(nextSteps(old, {})[0]), "transpose_operand");
 }
 
 TEST(AutoSteps, NormalizationInOneKernel) {
