@@ -171,7 +171,9 @@ TensorMapArg tensorMapArg(const json &value, const std::string &path,
                           const Manifest &m) {
   TensorMapArg map;
   std::string which = path + ".param";
-  if (value.is_object() && value.contains("scratch") && !value.contains("param")) {
+  if (value.is_object() && value.contains("scratch") && value.contains("param"))
+    fail(path, "a tensor map maps a parameter or a scratch buffer, not both");
+  if (value.is_object() && value.contains("scratch")) {
     which = path + ".scratch";
     if (m.scratch.empty())
       fail(which, "the manifest has no scratch buffers");

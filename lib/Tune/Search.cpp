@@ -1019,7 +1019,7 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
                         llvm::formatv("{0:f2}", best->full->medianUs).str() +
                         " us";
   // The precision it won at: an f32 payload's best may run its products as
-  // tf32 on the tensor cores (use_mma), so its peers are timed at tf32.
+  // tf32 on the tensor cores (use_mma, use_wgmma), so its peers are timed at tf32.
   if (!best->full->math.empty() && best->full->math != "ieee")
     summary += " (" + best->full->math + " math)";
   if (baseline && baseline != best && baseline->full && baseline->full->ok()) {

@@ -8,7 +8,8 @@ import sys
 
 events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 seen = set()
-for c in (e for e in events if e["event"] == "candidate"):
+# A failed build's event has no schedule or screening: skipped.
+for c in (e for e in events if e["event"] == "candidate" and "screening" in e):
     names = [a["transform"] for a in c["schedule"]]
     kind = "tensor-cores" if {"use_mma", "use_wgmma"} & set(names) else "simt"
     math = c["screening"]["math"]

@@ -179,3 +179,12 @@ TEST(TensorMapTest, ScratchBufferMaps) {
             std::string::npos)
       << error;
 }
+
+TEST(TensorMapTest, AMapOfAParameterAndAScratchBufferIsRefused) {
+  std::string both = replaced(R"("param": 1, "box": [64, 64])",
+                              R"("param": 1, "scratch": 0, "box": [64, 64])");
+  EXPECT_NE(parseError(both).find("kernels[0].args[1].tensor_map: a tensor map "
+                                  "maps a parameter or a scratch buffer, not both"),
+            std::string::npos)
+      << parseError(both);
+}

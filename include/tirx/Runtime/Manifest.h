@@ -99,9 +99,10 @@ struct Scratch {
   uint64_t bytes = 0;
 };
 
-/// A TMA tensor map of a buffer parameter (use_wgmma's loads): the runner
-/// encodes it with cuTensorMapEncodeTiled and passes the kernel the address
-/// of a copy in global memory (lib/Runtime/TensorMap.cpp).
+/// A TMA tensor map of a buffer parameter or of a scratch buffer
+/// (use_wgmma's loads): the runner encodes it with cuTensorMapEncodeTiled
+/// and passes the kernel the address of a copy in global memory
+/// (lib/Runtime/TensorMap.cpp).
 struct TensorMapArg {
   int param = 0;            // the buffer parameter it maps
   std::vector<int64_t> box; // elements a load copies per dimension, outermost first

@@ -10,6 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common.h"
+#include "tirx/Analysis/Access.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -44,6 +47,15 @@ tirx::TransposeOperandOp::applyToOne(TransformRewriter &rewriter,
     return reject(self, target, RefusalCode::bad_order,
                   "the matmul is already tiled (inside a forall)",
                   "transpose_operand before tile_to_blocks");
+  // The copy is a buffer the function allocates for its kernels: in the
+  // function's body (the bundle's scratch buffers are), not in a loop or
+  // a branch around the matmul.
+  auto func = target->getParentOfType<func::FuncOp>();
+  if (!func || target->getBlock() != &func.getBody().front())
+    return reject(self, target, RefusalCode::bad_order,
+                  "the matmul is inside a loop or a branch: the copy must "
+                  "be made in the function's body",
+                  "transpose_operand on a matmul of the function's body");
   unsigned which = unsigned(getOperand());
   Value input = matmul.getDpsInputs()[which];
   const char *name = which == 0 ? "A (operand 0)" : "B (operand 1)";
@@ -55,10 +67,14 @@ tirx::TransposeOperandOp::applyToOne(TransformRewriter &rewriter,
     return reject(self, target, RefusalCode::dynamic_shape,
                   Twine(name) + " has a size known only at run time: the "
                                 "copy needs static sizes");
+  // The copy is taken before the matmul: an operand that is (a view of)
+  // the output would be read as it stood before, not as the matmul writes
+  // it.
   for (Value init : matmul.getDpsInits())
-    if (init == input)
+    if (tirx::accessRoot(init) == tirx::accessRoot(input))
       return reject(self, target, RefusalCode::input_written,
-                    Twine(name) + " is also the matmul's output");
+                    Twine(name) + " is also the matmul's output (or a view "
+                                  "of the same buffer)");
   SmallVector<AffineMap> maps = matmul.getIndexingMapsArray();
   AffineMap map = maps[which];
   if (map.getNumResults() != 2 || !map.isProjectedPermutation())

@@ -322,9 +322,9 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "B is read as (k, n), N contiguous: wgmma takes f32 (tf32) "
                   "operands K-major only (it transposes 16-bit ones only), "
                   "so B must be held as (n, k)",
-                  "transpose B first (a K-major B: a linalg.matmul whose B "
-                  "map is (m, n, k) -> (n, k), as nn.Linear's x W^T is), or "
-                  "use use_mma");
+                  "store B as (n, k) first: transpose_operand with operand 1 "
+                  "before tile_to_blocks (a K-major B, as nn.Linear's x W^T "
+                  "is), or use use_mma");
   const int64_t elemBytes = elemA.getIntOrFloatBitWidth() / 8;
 
   ArrayRef<int64_t> shapeC = cast<MemRefType>(c.getType()).getShape();

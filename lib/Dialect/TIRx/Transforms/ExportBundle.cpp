@@ -178,9 +178,10 @@ double countFlopsPerThread(gpu::GPUFuncOp kernel, int64_t blockX) {
   return total;
 }
 
-/// A kernel argument that is the tensor map of a payload parameter:
-/// nvgpu.tma.create.descriptor (through the casts of memref.cast and
-/// tirx-tensor-map-params) of a buffer parameter of `payload`.
+/// A kernel argument that is a tensor map: nvgpu.tma.create.descriptor
+/// (through the casts of memref.cast and tirx-tensor-map-params) of a
+/// buffer parameter of `payload`, or of a buffer it allocates in its body
+/// (then `scratch` is that allocation, for the caller to number).
 std::optional<rt::TensorMapArg> tensorMapOf(Value operand,
                                             func::FuncOp payload,
                                             memref::AllocOp &scratch) {

@@ -101,7 +101,72 @@ func.func @written(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{input_written: B (operand 1) is also the matmul's output}}
+    // expected-error @below {{input_written: B (operand 1) is also the matmul's output (or a view of the same buffer)}}
+    %t = transform.tirx.transpose_operand %m operand = 1 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// B a view of C's buffer: a copy taken before the matmul would read C as
+// it stood before.
+func.func @written_view(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %b = memref.subview %c[0, 0] [64, 64] [1, 1] : memref<64x64xf32> to memref<64x64xf32, strided<[64, 1]>>
+  // expected-note @below {{payload op: func @written_view / linalg.matmul#0}}
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32, strided<[64, 1]>>)
+                outs(%c : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{input_written: B (operand 1) is also the matmul's output (or a view of the same buffer)}}
+    %t = transform.tirx.transpose_operand %m operand = 1 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A matmul in a loop of the host: the copy would be made in the loop, not
+// as a buffer of the function's body.
+func.func @in_loop(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {
+    // expected-note @below {{payload op: func @in_loop / scf.for#0 / linalg.matmul#0}}
+    linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>)
+                  outs(%c : memref<64x64xf32>)
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{bad_order: the matmul is inside a loop or a branch: the copy must be made in the function's body}}
+    // expected-note @below {{hint: transpose_operand on a matmul of the function's body}}
+    %t = transform.tirx.transpose_operand %m operand = 1 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A strided view of a buffer (every other column) is copied as it is read.
+// CHECK-LABEL: func.func @strided_b
+//       CHECK:   %[[COPY:.*]] = memref.alloc() : memref<64x64xf32>
+//       CHECK:   linalg.transpose ins(%{{.*}} : memref<64x64xf32, strided<[128, 2]>>) outs(%[[COPY]] : memref<64x64xf32>) permutation = [1, 0]
+func.func @strided_b(%a: memref<64x64xf32>, %wide: memref<64x128xf32>, %c: memref<64x64xf32>) {
+  %b = memref.subview %wide[0, 0] [64, 64] [1, 2] : memref<64x128xf32> to memref<64x64xf32, strided<[128, 2]>>
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32, strided<[128, 2]>>)
+                outs(%c : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t = transform.tirx.transpose_operand %m operand = 1 : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

@@ -181,7 +181,7 @@ module attributes {transform.with_named_sequence} {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     // expected-error @below {{unsupported_type: B is read as (k, n), N contiguous: wgmma takes f32 (tf32) operands K-major only (it transposes 16-bit ones only), so B must be held as (n, k)}}
-    // expected-note @below {{hint: transpose B first (a K-major B: a linalg.matmul whose B map is (m, n, k) -> (n, k), as nn.Linear's x W^T is), or use use_mma}}
+    // expected-note @below {{hint: store B as (n, k) first: transpose_operand with operand 1 before tile_to_blocks (a K-major B, as nn.Linear's x W^T is), or use use_mma}}
     %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

@@ -144,9 +144,9 @@ def TIRx_TransposeOperandOp : TIRx_TransformOp<"transpose_operand", "linalg.matm
   {"params": {"type": "object", "required": ["operand"], "additionalProperties": false,
     "properties": {"operand": {"enum": [0, 1],
       "description": "the input stored the other way: 0 (A) or 1 (B)"}}},
-   "preconditions": ["the target is a linalg.matmul on buffers, not yet tiled (no forall around it)",
+   "preconditions": ["the target is a linalg.matmul on buffers in the function's body, not yet tiled (no forall, loop or branch around it)",
                      "the operand is a static 2-D buffer, read through a map that names two loops (no broadcast)",
-                     "the operand is an input, not also the output"]}
+                     "the operand is an input, not also the output (nor a view of its buffer)"]}
 }]> {
   let summary = "Store a matmul input the other way (a transposed copy)";
   let description = [{
@@ -170,8 +170,10 @@ def TIRx_TransposeOperandOp : TIRx_TransformOp<"transpose_operand", "linalg.matm
     Consumes the target; produces the matmul that reads the copy. Refuses
     with `not_applicable` (not a linalg.matmul, or
     an operand whose map is not two loops), `on_tensors` (bufferize
-    first), `bad_order` (already tiled: inside a forall), `dynamic_shape`
-    (a run-time size) or `input_written` (the operand is also the output).
+    first), `bad_order` (already tiled: inside a forall; or inside a loop
+    or a branch of the host, where no scratch buffer can be made),
+    `dynamic_shape` (a run-time size) or `input_written` (the operand is
+    also the output, or a view of its buffer).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target, I64Attr:$operand);
   let results = (outs TransformHandleTypeInterface:$transformed);
