@@ -116,7 +116,7 @@ def main():
         ratio = lambda p: "%.3f" % (p / ours) if p and ours else "-"  # noqa: E731
         num = lambda v: "%.4f" % v if v else "-"  # noqa: E731
         print(fmt % (name, num(ours), num(e), num(c), ratio(e), ratio(c),
-                     correctness + ("" if math == "ieee" else " (%s, peers too)" % math)))
+                     "%s%s" % (correctness, "" if math == "ieee" else " (%s, peers too)" % math)))
         for k, v in peers.items():
             if k.endswith("_error"):
                 print("  %s: %s failed: %s" % (name, k[:-len("_error")], v))

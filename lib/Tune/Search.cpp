@@ -520,9 +520,6 @@ mlir::tirx::tune(ScheduleBuilder &builder, Measurer *measurer,
     queue.insert(queue.begin(), fromDb.begin(), fromDb.end());
   };
 
-  // The time limit covers the whole tune: the search stops early enough
-  // for the full checks and paired runs, estimated from the screening
-  // runs' mean time (a full run takes about three of them).
   // Seconds a screening measurement took on one device, one entry per
   // batch (its mean) or single measurement: the reserve of timeLeft.
   std::vector<double> measureSeconds;

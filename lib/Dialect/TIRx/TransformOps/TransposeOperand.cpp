@@ -95,12 +95,9 @@ tirx::TransposeOperandOp::applyToOne(TransformRewriter &rewriter,
                               ArrayRef<int64_t>{1, 0});
   maps[which] = AffineMap::get(map.getNumDims(), 0,
                                {map.getResult(1), map.getResult(0)}, ctx);
-  SmallVector<Attribute> mapAttrs;
-  for (AffineMap m : maps)
-    mapAttrs.push_back(AffineMapAttr::get(m));
   rewriter.modifyOpInPlace(matmul, [&] {
     matmul->setOperand(which, copy);
-    matmul.setIndexingMapsAttr(ArrayAttr::get(ctx, mapAttrs));
+    matmul.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
   });
   rewriter.setInsertionPointAfter(matmul);
   memref::DeallocOp::create(rewriter, loc, copy);

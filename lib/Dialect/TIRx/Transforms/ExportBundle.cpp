@@ -178,6 +178,15 @@ double countFlopsPerThread(gpu::GPUFuncOp kernel, int64_t blockX) {
   return total;
 }
 
+/// `value` as a buffer `payload` allocates in its body for its kernels (a
+/// scratch buffer of the bundle); null otherwise.
+memref::AllocOp bodyAllocation(Value value, func::FuncOp payload) {
+  auto alloc = value.getDefiningOp<memref::AllocOp>();
+  return alloc && alloc->getBlock() == &payload.getBody().front()
+             ? alloc
+             : nullptr;
+}
+
 /// A kernel argument that is a tensor map: nvgpu.tma.create.descriptor
 /// (through the casts of memref.cast and tirx-tensor-map-params) of a
 /// buffer parameter of `payload`, or of a buffer it allocates in its body
@@ -198,14 +207,12 @@ std::optional<rt::TensorMapArg> tensorMapOf(Value operand,
   // A buffer parameter, or a buffer the function allocates (a scratch
   // buffer: transpose_operand's copy of a matmul operand).
   auto arg = dyn_cast<BlockArgument>(source);
-  auto alloc = source.getDefiningOp<memref::AllocOp>();
   bool isParam = arg && arg.getOwner() == &payload.getBody().front();
-  if (!isParam && !(alloc && alloc->getBlock() == &payload.getBody().front()))
+  scratch = isParam ? nullptr : bodyAllocation(source, payload);
+  if (!isParam && !scratch)
     return std::nullopt;
   rt::TensorMapArg map;
   map.param = isParam ? int(arg.getArgNumber()) : -1;
-  if (!isParam)
-    scratch = alloc;
   for (Value size : create.getBoxDimensions()) {
     std::optional<int64_t> c = getConstantIntValue(size);
     if (!c)
@@ -480,8 +487,7 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
       if (auto blockArg = dyn_cast<BlockArgument>(operand);
           blockArg && blockArg.getOwner() == &payload.getBody().front()) {
         arg.param = int(blockArg.getArgNumber());
-      } else if (auto alloc = operand.getDefiningOp<memref::AllocOp>();
-                 alloc && alloc->getBlock() == &payload.getBody().front()) {
+      } else if (memref::AllocOp alloc = bodyAllocation(operand, payload)) {
         std::optional<int> at = scratchOf(alloc, index, launch, where);
         if (!at)
           return WalkResult::interrupt();
