@@ -137,6 +137,27 @@ def buffer_of(p):
     return {k: p[k] for k in ("type", "shape", "bytes") if k in p}
 
 
+def number_by_first_use(scratch, kernels):
+    """The scratch buffers renumbered as tirx-export-bundle numbers them: in
+    the order the launches first use them (argument by argument, a tensor
+    map's buffer where the map is), unused ones last. Rewrites the kernels'
+    references; returns the reordered list."""
+    order = []
+    for kern in kernels:
+        for a in kern.get("args") or []:
+            for ref in (a, a.get("tensor_map") or {}):
+                if "scratch" in ref and ref["scratch"] not in order:
+                    order.append(ref["scratch"])
+    order += [j for j in range(len(scratch)) if j not in order]
+    new = {old: i for i, old in enumerate(order)}
+    for kern in kernels:
+        for a in kern.get("args") or []:
+            for ref in (a, a.get("tensor_map") or {}):
+                if "scratch" in ref:
+                    ref["scratch"] = new[ref["scratch"]]
+    return [scratch[old] for old in order]
+
+
 def compose(payload, ws, reference, out, versions=None):
     versions = versions or {}
     args, results, cloned, lines = parse_payload(open(payload).read())
@@ -221,6 +242,7 @@ def compose(payload, ws, reference, out, versions=None):
             kernels.append(kern)
     if not kernels:
         raise ComposeError("profile.json lists no kernel")
+    scratch = number_by_first_use(scratch, kernels)
     chip, features = one_chip(chips)
     math = "tf32" if "tf32" in maths else ("ieee" if maths == {"ieee"} else sorted(maths)[-1])
     manifest = {"format": "tirx-bundle", "version": 1, "payload": ref.get("payload"),

@@ -364,6 +364,21 @@ std::optional<Step> transposeStep(const std::string &chip, const OpFacts &op,
   return s;
 }
 
+/// Whether use_wgmma may still take `op`: a linalg.matmul at the top that
+/// wgmma takes (with B transposed first, where transposeStep offers it), or
+/// a block's matmul that wgmmaStep offers, its use_wgmma not skipped. The
+/// fill that starts its C waits for it (use_wgmma takes the fill over).
+bool wgmmaPending(const std::string &chip, const OpFacts &op,
+                  const std::vector<std::string> &skipped) {
+  if (op.name != "linalg.matmul" || has(skipped, opKey("use_wgmma", op)))
+    return false;
+  if (op.stage == Stage::Top)
+    return (wgmmaTakes(chip, op) && !wgmmaBlockTiles(op).empty()) ||
+           transposeStep(chip, op, skipped).has_value();
+  return op.stage == Stage::Block &&
+         wgmmaStep(chip, op, skipped).has_value();
+}
+
 /// The steps of a matmul-like op (linalg.matmul, linalg.batch_matmul).
 /// `chip`: the workspace's target (wgmma on sm_90).
 void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
@@ -991,14 +1006,17 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
     steps.push_back(std::move(*s));
     return steps;
   }
-  for (auto [i, op] : llvm::enumerate(facts.ops)) {
-    // A fill that starts a row reduction's output waits: reduce_in_block
-    // takes it over (each block starts its own outputs; one kernel less).
-    if (op.startsReduction) {
-      size_t r = i + 1;
-      while (r < facts.ops.size() && facts.ops[r].name == "linalg.fill")
-        ++r;
-      if (r < facts.ops.size() && reducedInBlock(facts.ops[r]))
+  for (const OpFacts &op : facts.ops) {
+    // A fill that starts a row reduction's output, or a matmul's C that
+    // use_wgmma may still take, waits: the reduction's blocks (or wgmma's)
+    // start their own outputs from its value (one kernel less).
+    if (!op.starts.empty()) {
+      auto started = llvm::find_if(facts.ops, [&](const OpFacts &o) {
+        return o.name + "#" + std::to_string(o.index) == op.starts;
+      });
+      if (started != facts.ops.end() &&
+          (reducedInBlock(*started) ||
+           wgmmaPending(facts.chip, *started, skipped)))
         continue;
     }
     // The fill that fuse_into moved in front of a fused reduction (a few
@@ -1067,7 +1085,7 @@ json::Object PayloadFacts::toJSON() const {
         {"tail", op.tail},
         {"block", op.block},
         {"block_threads", op.blockThreads},
-        {"starts_reduction", op.startsReduction},
+        {"starts", op.starts},
         {"layout", op.layout}});
   }
   json::Array loops;
@@ -1122,7 +1140,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.tail = p->getBoolean("tail").value_or(false);
       op.block = p->getInteger("block").value_or(-1);
       op.blockThreads = p->getInteger("block_threads").value_or(0);
-      op.startsReduction = p->getBoolean("starts_reduction").value_or(false);
+      op.starts = p->getString("starts").value_or("").str();
       op.layout = p->getString("layout").value_or("").str();
       f.ops.push_back(std::move(op));
     }
@@ -1172,27 +1190,32 @@ unsigned bytesOf(Type t) {
   return 0;
 }
 
-/// Whether `fill` starts the output of the reduction that follows it (only
-/// ops free of memory effects and other fills between) and reduce_in_block
-/// would take it over: that reduction still whole, writing all of the
-/// fill's buffer, or already a block loop's, taking it over (startFills).
-bool startsReduction(linalg::FillOp fill) {
+/// The op whose output `fill` starts, which reduce_in_block or use_wgmma
+/// would take it over from: the first op after it that uses its buffer
+/// (only other fills and ops that leave the buffer alone between), a
+/// reduction or a matmul still whole, writing all of the fill's buffer, or
+/// a block loop whose reduction or matmul takes it over (startFills).
+/// Null: none.
+Operation *startedBy(linalg::FillOp fill) {
   if (!fill.hasPureBufferSemantics() || fill->getParentOfType<scf::ForallOp>())
-    return false;
+    return nullptr;
   Value buffer = fill.getDpsInitOperand(0)->get();
   Operation *next = fill->getNextNode();
-  while (next && (isa<linalg::FillOp>(next) || isMemoryEffectFree(next)))
+  while (next && (isa<linalg::FillOp>(next) ||
+                  tirx::leavesBufferAlone(next, buffer)))
     next = next->getNextNode();
   if (auto reduction = dyn_cast_or_null<linalg::LinalgOp>(next))
     return reduction.getNumReductionLoops() > 0 &&
-           llvm::is_contained(reduction.getDpsInits(), buffer);
+                   llvm::is_contained(reduction.getDpsInits(), buffer)
+               ? next
+               : nullptr;
   auto loop = dyn_cast_or_null<scf::ForallOp>(next);
-  bool takenOver = false;
   if (loop && tirx::mapsTo(loop, tirx::MappingKind::Block))
     for (Operation &inner : loop.getBody()->without_terminator())
-      if (auto reduction = dyn_cast<linalg::LinalgOp>(inner))
-        takenOver |= llvm::is_contained(tirx::startFills(reduction), fill);
-  return takenOver;
+      if (auto reduction = dyn_cast<linalg::LinalgOp>(inner);
+          reduction && llvm::is_contained(tirx::startFills(reduction), fill))
+        return &inner;
+  return nullptr;
 }
 
 /// Whether `loop` sits in a block's forall and copies tiles into shared
@@ -1262,6 +1285,8 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
   PayloadFacts facts;
   std::map<std::string, int64_t> counts;
   std::map<Operation *, int64_t> blocks; // a block loop: its number
+  // An op fills start (startedBy): the fills' places in facts.ops.
+  std::map<Operation *, std::vector<size_t>> startedFills;
   module->walk([&](func::FuncOp f) {
     for (Type t : f.getArgumentTypes())
       facts.tensors |= isa<TensorType>(t);
@@ -1327,8 +1352,13 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
                     !isa<linalg::FillOp>(op) &&
                     !tirx::flattenObstacle(linalgOp);
     f.tail = tirx::isTail(op);
+    // Walked after the fill (in a later op of its block, or in one).
+    if (auto started = startedFills.find(op); started != startedFills.end())
+      for (size_t fill : started->second)
+        facts.ops[fill].starts = opName + "#" + std::to_string(index);
     if (auto fill = dyn_cast<linalg::FillOp>(op))
-      f.startsReduction = startsReduction(fill);
+      if (Operation *started = startedBy(fill))
+        startedFills[started].push_back(facts.ops.size());
     if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
       std::string why;
       if (FailureOr<MmaLayout> l = tirx::mmaLayout(matmul, why); succeeded(l))

@@ -302,6 +302,35 @@ TEST(AutoSteps, MatmulOnWgmmaOnHopper) {
   EXPECT_NE(transformOf(nextSteps(f, {})[0]), "use_wgmma");
 }
 
+TEST(AutoSteps, FillOfAWgmmaMatmulWaitsForIt) {
+  // torch's fill + matmul: while use_wgmma may take the matmul (at the top,
+  // or its block's tile), the fill that starts C waits (wgmma's blocks take
+  // it over); once use_wgmma is skipped, or on a chip without wgmma, the
+  // fill is scheduled first, as a kernel of its own.
+  PayloadFacts f;
+  f.chip = "sm_90";
+  OpFacts fill = op("linalg.fill", {4096, 4096}, {false, false});
+  fill.starts = "linalg.matmul#0";
+  f.ops.push_back(fill);
+  f.ops.push_back(matmul16({4096, 4096, 4096}));
+  auto target = [](const Step &s) {
+    const json::Object *t = s.candidates[0].getObject("target");
+    return t ? t->getString("op").value_or("").str() : std::string();
+  };
+  EXPECT_EQ(target(nextSteps(f, {})[0]), "linalg.matmul");
+  f.ops[1] = matmul16({128, 256, 4096}, Stage::Block);
+  auto steps = nextSteps(f, {});
+  EXPECT_EQ(transformOf(steps[0]), "use_wgmma");
+  EXPECT_EQ(target(nextSteps(f, {steps[0].key})[0]), "linalg.fill");
+  f.chip = "sm_80";
+  f.ops[1] = matmul16({4096, 4096, 4096});
+  EXPECT_EQ(target(nextSteps(f, {})[0]), "linalg.fill");
+  // The fact survives the trip between processes.
+  auto back = PayloadFacts::fromJSON(json::Value(f.toJSON()));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->ops[0].starts, "linalg.matmul#0");
+}
+
 TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
   OpFacts m = matmul16({4096, 4096, 4096});
   EXPECT_TRUE(wgmmaTakes("sm_90", m));

@@ -140,10 +140,11 @@ struct OpFacts {
   int64_t block = -1;        // its block loop, among block loops in walk order (-1: none)
   int64_t blockThreads = 0;  // the most threads a thread loop in that block
                              // loop already takes (0: none mapped yet)
-  bool startsReduction = false; // a fill of the output of the reduction
-                             // right after it, which reduce_in_block takes
-                             // over once that one is tiled into blocks
-                             // (startFills)
+  std::string starts;        // a fill: the op whose output it starts
+                             // ("linalg.reduce#0"), a reduction or a matmul
+                             // after it, which reduce_in_block or use_wgmma
+                             // takes it over from once tiled into blocks
+                             // (startFills); "" for none
   std::string layout;        // a linalg.matmul's A and B as its maps read
                              // them: "mk,kn", "mk,nk" (B K-major: nn.Linear's
                              // x W^T), "km,kn" or "km,nk"; "" for other ops

@@ -421,6 +421,18 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       return found;
     options.epilogue = epilogue;
   }
+  // C (global) started by a fill of its whole buffer that the blocks' tiles
+  // cover once each and nothing else reads: the blocks store the fill's
+  // value plus the sums, C is never read, and the fill (a kernel of its
+  // own) goes.
+  linalg::FillOp startFill;
+  if (!options.epilogue && !tails) {
+    SmallVector<linalg::FillOp, 2> fills = tirx::startFills(matmul);
+    if (fills.size() == 1) {
+      startFill = fills.front();
+      options.start = startFill.getInputs().front();
+    }
+  }
   if (tails) {
     // Every block runs the full tile's schedule: it leaves the branches,
     // and the tail matmuls go (in this op's handle they become null and
@@ -436,6 +448,8 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   if (failed(forall))
     return reject(self, target, RefusalCode::not_applicable,
                   "the matmul could not be rewritten");
+  if (startFill)
+    rewriter.eraseOp(startFill);
   results.push_back(*forall);
   return DiagnosedSilenceableFailure::success();
 }

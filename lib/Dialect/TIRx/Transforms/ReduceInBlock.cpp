@@ -13,7 +13,9 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -659,6 +661,20 @@ bool tirx::tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile) {
   return llvm::all_of(used, [](bool u) { return u; });
 }
 
+bool tirx::leavesBufferAlone(Operation *op, Value buffer) {
+  return !op->walk([&](Operation *inner) {
+              // gpu.barrier declares no effects; it orders its block's
+              // threads and touches no buffer.
+              bool known =
+                  isa<MemoryEffectOpInterface, gpu::BarrierOp>(inner) ||
+                  inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+              if (!known || isa<CallOpInterface>(inner) ||
+                  llvm::is_contained(inner->getOperands(), buffer))
+                return WalkResult::interrupt();
+              return WalkResult::advance();
+            }).wasInterrupted();
+}
+
 SmallVector<linalg::FillOp, 2> tirx::startFills(linalg::LinalgOp op) {
   auto loop = dyn_cast_or_null<scf::ForallOp>(op->getParentOp());
   if (!loop || !mapsTo(loop, MappingKind::Block))
@@ -678,14 +694,16 @@ SmallVector<linalg::FillOp, 2> tirx::startFills(linalg::LinalgOp op) {
         !buffer.getDefiningOp<memref::AllocaOp>())
       return {};
     // The nearest op in front of the loop that uses the buffer must fill
-    // it; only fills and ops free of memory effects may lie between.
+    // it; only ops that leave the buffer alone may lie between (other
+    // fills, index arithmetic, kernels on other buffers: transpose_operand's
+    // copy of B in front of a matmul).
     linalg::FillOp fill;
     for (Operation *p = loop->getPrevNode(); p && !fill; p = p->getPrevNode()) {
       auto f = dyn_cast<linalg::FillOp>(p);
       if (f && f.hasPureBufferSemantics() &&
           f.getDpsInitOperand(0)->get() == buffer)
         fill = f;
-      else if (!f && !isMemoryEffectFree(p))
+      else if (!leavesBufferAlone(p, buffer))
         return {};
     }
     if (!fill || fill.getInputs().front().getType() !=

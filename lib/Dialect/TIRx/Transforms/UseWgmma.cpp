@@ -615,7 +615,8 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   else
     staging.nvgpuLoop(sums);
 
-  // C += the sums: each thread adds rows of 4 (or computes the epilogue's
+  // C += the sums (C = the fill's value + the sums where the fill is taken
+  // over): each thread stores rows of 4 (or computes the epilogue's
   // consumer on them).
   gpu::BarrierOp::create(rewriter, loc);
   auto vec4 = VectorType::get({4}, f32);
@@ -640,6 +641,15 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
                                            ValueRange{r, c});
         if (options.epilogue) {
           emitEpilogue(rewriter, loc, *options.epilogue, cTile, add, r, c);
+        } else if (options.start) {
+          // C starts at the fill's value, which this store takes over.
+          Value sum = add;
+          if (!matchPattern(options.start, m_AnyZeroFloat()))
+            sum = arith::AddFOp::create(
+                rewriter, loc,
+                vector::BroadcastOp::create(rewriter, loc, vec4, options.start),
+                add);
+          vector::StoreOp::create(rewriter, loc, sum, cTile, ValueRange{r, c});
         } else {
           Value old = vector::LoadOp::create(rewriter, loc, vec4, cTile,
                                              ValueRange{r, c});

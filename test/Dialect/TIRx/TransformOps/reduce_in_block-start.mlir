@@ -184,3 +184,33 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A copy between other buffers lies between the fill and the loop: it
+// leaves s alone, so the fill is still taken over.
+// CHECK-LABEL: func.func @other_buffers_between
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   memref.copy
+//       CHECK:   scf.forall
+//   CHECK-NOT:     memref.load %{{.*}} : memref<1xf32, strided<[1], offset: ?>>
+//       CHECK:   return
+func.func @other_buffers_between(%x: memref<8x256xf32>, %s: memref<8xf32>, %u: memref<8xf32>, %v: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<8xf32>)
+  memref.copy %u, %v : memref<8xf32> to memref<8xf32>
+  linalg.reduce ins(%x : memref<8x256xf32>) outs(%s : memref<8xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %m = arith.addf %a, %acc : f32
+      linalg.yield %m : f32
+    }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

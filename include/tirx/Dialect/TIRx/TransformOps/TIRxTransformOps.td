@@ -671,6 +671,15 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     kernel, the sums never in global memory
     (`examples/recipes/matmul_bias_gelu_bf16-wgmma.json`).
 
+    C's fill taken over: when C is a global buffer that a `linalg.fill`
+    starts (torch's `empty` + `fill` + `matmul`), in front of the blocks'
+    forall with only ops that leave C alone between them (other kernels,
+    such as `transpose_operand`'s copy of B), and the blocks' tiles cover
+    C once each (no tails), the blocks store the fill's value plus the
+    sums and never read C, and the fill goes: one kernel and one read of
+    C less (for 4096^2 f32, 64 MiB written by the fill and 64 MiB read back).
+    Otherwise the sums are added to C as it is (a caller's accumulator).
+
     The runner encodes the tensor maps (`cuTensorMapEncodeTiled`) from the
     bundle's manifest and passes each kernel a pointer to its copy in global
     memory. The CPU emulator (`tirx-emulate-launches`) does not run wgmma or

@@ -126,11 +126,18 @@ struct ReduceInBlockOptions {
   SmallVector<Value, 2> starts;
 };
 
+/// Whether `op`, with the ops it holds, leaves `buffer` alone: none of them
+/// names the buffer and each has known memory effects (no call, no op of
+/// unknown effects but gpu.barrier), so that whatever it reads or writes is another
+/// buffer (a function's arguments are distinct buffers, as the runner
+/// allocates them; a view of `buffer` is an op that names it).
+bool leavesBufferAlone(Operation *op, Value buffer);
+
 /// The fills that start `op`'s outputs and that nothing else needs, one per
 /// output, or none: for each output, a linalg.fill of a scalar of the
 /// output's element type into a whole buffer B, in front of the forall
-/// mapped to blocks that holds `op` (only ops free of memory effects and
-/// the other outputs' fills between them); `op`'s output is a tile of B
+/// mapped to blocks that holds `op` (only ops that leave B alone,
+/// leavesBufferAlone, between them); `op`'s output is a tile of B
 /// taken in that forall, read by `op` alone; B is used nowhere else in the
 /// forall nor between the fill and the forall; and the forall's tiles
 /// cover B once each (tilesCoverOnce). Each block then owns its tiles: the
@@ -330,6 +337,10 @@ struct UseWgmmaOptions {
   /// A and the columns of B past M and N with zeros) and stores only the
   /// elements of C inside M x N (its stores guarded).
   bool guardTails = false;
+  /// C's start, where a fill that startFills found starts C (no epilogue):
+  /// the blocks store this value plus the sums and never read C; the
+  /// caller erases the fill. Null: C is read and the sums added to it.
+  Value start;
 };
 
 /// Where a block's matmul tile reads A and B: the whole buffers, as the
