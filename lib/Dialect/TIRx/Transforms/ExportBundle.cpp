@@ -31,6 +31,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -255,6 +256,65 @@ struct ExportBundlePass
                               const mlir::tirx::TIRxLowerToNVVMOptions &options);
 };
 } // namespace
+
+/// Marks `llvm.noalias` on each kernel argument that is a buffer no other
+/// argument of the same launch names, in every launch of that kernel: the
+/// buffers of a bundle are distinct allocations of the runner (a parameter
+/// or a scratch buffer each; a host view of one is refused above), so a
+/// pointer to one is the only way the kernel reaches it. A buffer that a
+/// launch also passes as a tensor map (TMA reads it) or twice is left
+/// unmarked. LLVM may then keep loads in registers across stores to other
+/// buffers, and issue a thread's loads ahead of its stores. `manifest`'s
+/// kernels are the launches of the payload, in walk order (collect).
+static void markDistinctBuffers(ModuleOp module, const rt::Manifest &manifest) {
+  func::FuncOp payload;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    if (!payload)
+      payload = launch->getParentOfType<func::FuncOp>();
+  });
+  if (!payload)
+    return;
+  using Root = std::pair<int, int>; // (0: parameter, 1: scratch; index)
+  auto rootOf = [](const rt::KernelArg &arg) -> std::optional<Root> {
+    if (arg.param)
+      return Root{0, *arg.param};
+    if (arg.scratch)
+      return Root{1, *arg.scratch};
+    if (arg.tensorMap)
+      return arg.tensorMap->scratch ? Root{1, *arg.tensorMap->scratch}
+                                    : Root{0, arg.tensorMap->param};
+    return std::nullopt;
+  };
+  SymbolTable symbols(module);
+  llvm::MapVector<Operation *, SmallVector<bool>> distinct;
+  size_t next = 0;
+  payload.walk([&](gpu::LaunchFuncOp launch) {
+    if (next >= manifest.kernels.size())
+      return;
+    const rt::Kernel &kernel = manifest.kernels[next++];
+    auto func = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernelAttr());
+    if (!func || kernel.args.size() != func.getNumArguments())
+      return;
+    auto [it, fresh] = distinct.try_emplace(
+        func, SmallVector<bool>(func.getNumArguments(), true));
+    SmallVector<bool> &marks = it->second;
+    for (auto [i, arg] : llvm::enumerate(kernel.args)) {
+      std::optional<Root> root = rootOf(arg);
+      bool alone = root && !arg.tensorMap &&
+                   isa<MemRefType>(func.getArgument(i).getType());
+      for (auto [j, other] : llvm::enumerate(kernel.args))
+        alone &= j == i || rootOf(other) != root;
+      marks[i] = marks[i] && alone;
+    }
+  });
+  for (auto &[op, marks] : distinct)
+    for (auto [i, alone] : llvm::enumerate(marks))
+      if (alone)
+        cast<gpu::GPUFuncOp>(op).setArgAttr(
+            i, LLVM::LLVMDialect::getNoAliasAttrName(),
+            UnitAttr::get(module.getContext()));
+}
 
 LogicalResult ExportBundlePass::collect(ModuleOp prepared,
                                         rt::Manifest &manifest) {
@@ -790,6 +850,10 @@ void ExportBundlePass::runOnOperation() {
                             [](const rt::KernelArg &a) { return a.descriptor; });
       }))
     options.barePtr = false;
+  // Upstream carries noalias to bare pointers only; the reference keeps
+  // upstream's lowering as it is.
+  if (options.barePtr && !reference)
+    markDistinctBuffers(*copy, manifest);
 
   if (failed(runStrict([&](OpPassManager &pm) {
         mlir::tirx::buildNVVMCodegenPipeline(pm, options);

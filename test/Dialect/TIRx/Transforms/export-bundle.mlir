@@ -64,7 +64,7 @@
 // CHECK-NEXT: "role": "out",
 
 // PTX: .entry scale_kernel(
-// PTX: ld.global.v4.b32
+// PTX: ld.global.nc.v4.b32
 // PTX: st.global.v4.b32
 
 func.func @scale(%alpha: f32 {tirx.name = "alpha", tirx.value = 0.5 : f32},
