@@ -1,6 +1,9 @@
-// A planted endless kernel with saxpy's signature: thread 0 spins for ever,
-// storing on each trip so that the loop cannot be deleted. The runner must
-// kill it within its time limit and go on with the next candidate.
+// A planted endless kernel with saxpy's signature: thread 0 spins for ever
+// on an atomic add of zero to y[0] (an atomic is never hoisted, promoted to
+// a register or deleted: with plain loads and stores, the kernel arguments
+// being noalias, LLVM kept a bare branch to itself that ptxas dropped, and
+// the kernel ended). The runner must kill it within its time limit and go
+// on with the next candidate.
 func.func @saxpy(%a: f32 {tirx.name = "a", tirx.value = 2.0 : f32},
                  %x: memref<67108864xf32> {llvm.align = 16 : i64, tirx.name = "x"},
                  %y: memref<67108864xf32> {llvm.align = 16 : i64, tirx.name = "y"}) {
@@ -15,8 +18,8 @@ func.func @saxpy(%a: f32 {tirx.name = "a", tirx.value = 2.0 : f32},
       scf.condition(%go) %v : f32
     } do {
     ^bb0(%v: f32):
-      memref.store %v, %y[%c0] : memref<67108864xf32>
-      %next = memref.load %x[%c0] : memref<67108864xf32>
+      %zero = arith.constant 0.0 : f32
+      %next = memref.atomic_rmw addf %zero, %y[%c0] : (f32, memref<67108864xf32>) -> f32
       scf.yield %next : f32
     }
     gpu.terminator
