@@ -264,8 +264,11 @@ struct ExportBundlePass
 /// pointer to one is the only way the kernel reaches it. A buffer that a
 /// launch also passes as a tensor map (TMA reads it) or twice is left
 /// unmarked. LLVM may then keep loads in registers across stores to other
-/// buffers, and issue a thread's loads ahead of its stores. `manifest`'s
-/// kernels are the launches of the payload, in walk order (collect).
+/// buffers, and issue a thread's loads ahead of its stores. LLVM also takes
+/// a noalias buffer as out of a barrier's reach: a buffer that a kernel
+/// with a barrier both writes and reads (threads may exchange values
+/// through it) is left unmarked. `manifest`'s kernels are the launches of
+/// the payload, in walk order (collect); on any mismatch nothing is marked.
 static void markDistinctBuffers(ModuleOp module, const rt::Manifest &manifest) {
   func::FuncOp payload;
   module.walk([&](gpu::LaunchFuncOp launch) {
@@ -288,14 +291,22 @@ static void markDistinctBuffers(ModuleOp module, const rt::Manifest &manifest) {
   SymbolTable symbols(module);
   llvm::MapVector<Operation *, SmallVector<bool>> distinct;
   size_t next = 0;
+  bool mismatch = false;
   payload.walk([&](gpu::LaunchFuncOp launch) {
-    if (next >= manifest.kernels.size())
-      return;
-    const rt::Kernel &kernel = manifest.kernels[next++];
     auto func = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
         launch, launch.getKernelAttr());
-    if (!func || kernel.args.size() != func.getNumArguments())
+    if (next >= manifest.kernels.size() || !func ||
+        manifest.kernels[next].args.size() != func.getNumArguments()) {
+      mismatch = true;
       return;
+    }
+    const rt::Kernel &kernel = manifest.kernels[next++];
+    bool synchronizes =
+        func->walk([](Operation *op) {
+              return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            }).wasInterrupted();
     auto [it, fresh] = distinct.try_emplace(
         func, SmallVector<bool>(func.getNumArguments(), true));
     SmallVector<bool> &marks = it->second;
@@ -303,11 +314,18 @@ static void markDistinctBuffers(ModuleOp module, const rt::Manifest &manifest) {
       std::optional<Root> root = rootOf(arg);
       bool alone = root && !arg.tensorMap &&
                    isa<MemRefType>(func.getArgument(i).getType());
+      if (alone && synchronizes) {
+        bool reads = false, writes = false;
+        collectEffects(func.getArgument(i), reads, writes);
+        alone = !(reads && writes);
+      }
       for (auto [j, other] : llvm::enumerate(kernel.args))
         alone &= j == i || rootOf(other) != root;
       marks[i] = marks[i] && alone;
     }
   });
+  if (mismatch || next != manifest.kernels.size())
+    return;
   for (auto &[op, marks] : distinct)
     for (auto [i, alone] : llvm::enumerate(marks))
       if (alone)

@@ -679,6 +679,10 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     sums and never read C, and the fill goes: one kernel and one read of
     C less (for 4096^2 f32, 64 MiB written by the fill and 64 MiB read back).
     Otherwise the sums are added to C as it is (a caller's accumulator).
+    The fill taken over is gone: a later step that targets it by index
+    finds another fill or none (a recipe that schedules the fill before
+    `use_wgmma`, as a kernel of its own, is unchanged: a tiled fill is not
+    taken over).
 
     The runner encodes the tensor maps (`cuTensorMapEncodeTiled`) from the
     bundle's manifest and passes each kernel a pointer to its copy in global
