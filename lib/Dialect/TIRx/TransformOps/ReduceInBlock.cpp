@@ -65,13 +65,18 @@ DiagnosedSilenceableFailure checkResources(TransformOpInterface self,
                                            int64_t maxSharedBytes) {
   auto outType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
   int64_t outputs = outType.getNumElements();
-  // A value and its index: a slot per thread in each of two arrays.
+  // A value and its index: a slot per warp or thread in each of two arrays.
   int64_t indexBytes = 0;
+  bool shuffles = tirx::reduceInBlockUsesShuffles(outType.getElementType());
   if (op.getNumDpsInits() == 2) {
     Type index = getElementTypeOrSelf(op.getDpsInitOperand(1)->get().getType());
     indexBytes = index.isIndex()
                      ? 8
                      : std::max<int64_t>(1, index.getIntOrFloatBitWidth() / 8);
+    std::optional<tirx::IndexReduction> indexed = tirx::matchIndexReduction(op);
+    shuffles = indexed && tirx::reduceIndexInBlockUsesShuffles(
+                              outType.getElementType(), index,
+                              op.getStaticLoopRanges()[indexed->loop]);
   }
   if (outputs > threads)
     return reject(self, op, RefusalCode::too_many_outputs,
@@ -79,10 +84,7 @@ DiagnosedSilenceableFailure checkResources(TransformOpInterface self,
                       " threads: the last step gives each output a thread",
                   "use smaller block tiles");
   // Shuffles leave a slot per warp; the tree a slot per thread.
-  int64_t slots = tirx::reduceInBlockUsesShuffles(outType.getElementType()) &&
-                          !indexBytes
-                      ? threads / 32
-                      : threads;
+  int64_t slots = shuffles ? threads / 32 : threads;
   int64_t bytes =
       outputs * slots * (outType.getElementTypeBitWidth() / 8 + indexBytes);
   if (bytes > maxSharedBytes)

@@ -27,11 +27,13 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -332,6 +334,92 @@ static void markDistinctBuffers(ModuleOp module, const rt::Manifest &manifest) {
         cast<gpu::GPUFuncOp>(op).setArgAttr(
             i, LLVM::LLVMDialect::getNoAliasAttrName(),
             UnitAttr::get(module.getContext()));
+}
+
+/// Issues a kernel's loads of buffers it only reads, marked noalias above,
+/// in front of the barriers before them (in the same block, with the index
+/// arithmetic they need): a barrier orders the block's accesses to memory
+/// that threads write, and no thread writes these during the kernel, so a
+/// load may be issued before it and its latency overlaps what the barriers
+/// separate (RMSNorm's weight, read after the row's sum, is in flight while
+/// the row is summed). LLVM does not move a load up across a call, and
+/// ptxas does not move one across bar.sync. A load whose index needs an op
+/// with memory effects after a barrier stays behind that barrier.
+static void hoistReadOnlyLoads(ModuleOp module) {
+  StringRef noalias = LLVM::LLVMDialect::getNoAliasAttrName();
+  module.walk([&](gpu::GPUFuncOp func) {
+    if (!func.isKernel())
+      return;
+    // The read-only noalias arguments and every view of them.
+    DenseSet<Value> readOnly;
+    // (The function's inputs: the body's workgroup and private
+    // attributions follow them as block arguments.)
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      BlockArgument arg = func.getArgument(i);
+      if (!isa<MemRefType>(arg.getType()) || !func.getArgAttr(i, noalias))
+        continue;
+      bool reads = false, writes = false;
+      collectEffects(arg, reads, writes);
+      if (writes)
+        continue;
+      SmallVector<Value> worklist{arg};
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        if (!readOnly.insert(v).second)
+          continue;
+        for (Operation *user : v.getUsers()) {
+          auto view = dyn_cast<ViewLikeOpInterface>(user);
+          if ((view && view.getViewSource() == v) ||
+              isa<memref::AssumeAlignmentOp, memref::CastOp>(user))
+            llvm::append_range(worklist, user->getResults());
+        }
+      }
+    }
+    if (readOnly.empty())
+      return;
+    SmallVector<Operation *> loads;
+    func.walk([&](Operation *op) {
+      Value memref;
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        memref = load.getMemRef();
+      else if (auto load = dyn_cast<vector::LoadOp>(op))
+        memref = load.getBase();
+      if (memref && readOnly.contains(memref))
+        loads.push_back(op);
+    });
+    for (Operation *load : loads) {
+      Block *block = load->getBlock();
+      // The ops of this block that the load's operands come from.
+      SetVector<Operation *> slice;
+      SmallVector<Value> worklist(load->getOperands());
+      while (!worklist.empty()) {
+        Operation *def = worklist.pop_back_val().getDefiningOp();
+        if (!def || def->getBlock() != block || !slice.insert(def))
+          continue;
+        llvm::append_range(worklist, def->getOperands());
+      }
+      // Up from the load: past barriers, and past the slice's ops while
+      // they are free of memory effects and regions (they move along).
+      Operation *before = nullptr;
+      for (Operation *p = load->getPrevNode(); p; p = p->getPrevNode()) {
+        if (slice.contains(p) &&
+            (p->getNumRegions() != 0 || !isMemoryEffectFree(p)))
+          break;
+        if (isa<gpu::BarrierOp>(p))
+          before = p;
+      }
+      if (!before)
+        continue;
+      SmallVector<Operation *> moved;
+      for (Operation *op = before->getNextNode(); op != load;
+           op = op->getNextNode())
+        if (slice.contains(op))
+          moved.push_back(op);
+      moved.push_back(load);
+      for (Operation *op : moved)
+        op->moveBefore(before);
+    }
+  });
 }
 
 LogicalResult ExportBundlePass::collect(ModuleOp prepared,
@@ -870,8 +958,10 @@ void ExportBundlePass::runOnOperation() {
     options.barePtr = false;
   // Upstream carries noalias to bare pointers only; the reference keeps
   // upstream's lowering as it is.
-  if (options.barePtr && !reference)
+  if (options.barePtr && !reference) {
     markDistinctBuffers(*copy, manifest);
+    hoistReadOnlyLoads(*copy);
+  }
 
   if (failed(runStrict([&](OpPassManager &pm) {
         mlir::tirx::buildNVVMCodegenPipeline(pm, options);

@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace {
@@ -456,14 +458,7 @@ struct BlockIndexReduction {
   /// t + threads, ... in order (linalg.index k is the element's position),
   /// from (the neutral value, 0).
   std::pair<Value, Value> emitPartial(OpBuilder &b, Value t, Value e) {
-    auto floatType = cast<FloatType>(r.element);
-    Value initValue = arith::ConstantOp::create(
-        b, r.loc,
-        b.getFloatAttr(floatType,
-                       APFloat::getInf(floatType.getFloatSemantics(),
-                                       predicate == arith::CmpFPredicate::OGT)));
-    Value initIndex = arith::ConstantOp::create(
-        b, r.loc, b.getZeroAttr(indexType));
+    auto [initValue, initIndex] = neutral(b);
     bool rounds = r.extent % r.threads == 0;
     auto strided = scf::ForOp::create(
         b, r.loc, rounds ? r.cst(b, 0) : t,
@@ -509,12 +504,7 @@ struct BlockIndexReduction {
               memref::LoadOp::create(b, r.loc, r.partials, ValueRange{e, other});
           Value yi =
               memref::LoadOp::create(b, r.loc, indices, ValueRange{e, other});
-          Value tie = arith::AndIOp::create(
-              b, r.loc,
-              arith::CmpFOp::create(b, r.loc, arith::CmpFPredicate::OEQ, yv, xv),
-              arith::CmpIOp::create(b, r.loc, arith::CmpIPredicate::slt, yi, xi));
-          Value take =
-              arith::OrIOp::create(b, r.loc, better(b, yv, xv), tie);
+          Value take = takes(b, yv, yi, xv, xi);
           memref::StoreOp::create(
               b, r.loc, arith::SelectOp::create(b, r.loc, take, yv, xv),
               r.partials, ValueRange{e, t});
@@ -527,27 +517,145 @@ struct BlockIndexReduction {
     }
   }
 
-  /// A thread per output: the block's pair replaces the output's where its
-  /// value is better (strictly: the output's own index wins a tie, as it
-  /// comes first in the sequential loop).
+  /// Whether pair (yv, yi) replaces (xv, xi) when two partials combine: a
+  /// better value, or an equal one with a smaller index (the first extremum
+  /// wins). Partials are never NaN (the body's compare never takes one).
+  Value takes(OpBuilder &b, Value yv, Value yi, Value xv, Value xi) {
+    Value tie = arith::AndIOp::create(
+        b, r.loc,
+        arith::CmpFOp::create(b, r.loc, arith::CmpFPredicate::OEQ, yv, xv),
+        arith::CmpIOp::create(b, r.loc, arith::CmpIPredicate::slt, yi, xi));
+    return arith::OrIOp::create(b, r.loc, better(b, yv, xv), tie);
+  }
+
+  /// The neutral pair: the infinity no value beats, index 0.
+  std::pair<Value, Value> neutral(OpBuilder &b) {
+    auto floatType = cast<FloatType>(r.element);
+    return {arith::ConstantOp::create(
+                b, r.loc,
+                b.getFloatAttr(floatType,
+                               APFloat::getInf(floatType.getFloatSemantics(),
+                                               predicate ==
+                                                   arith::CmpFPredicate::OGT))),
+            arith::ConstantOp::create(b, r.loc, b.getZeroAttr(indexType))};
+  }
+
+  /// The index as the i32 that shuffles carry, and back: exact, as every
+  /// partial's index lies in [0, extent) and extent < 2^31.
+  Value toI32(OpBuilder &b, Value i) {
+    Type i32 = b.getI32Type();
+    if (indexType.isIndex())
+      return arith::IndexCastOp::create(b, r.loc, i32, i);
+    unsigned bits = indexType.getIntOrFloatBitWidth();
+    if (bits > 32)
+      return arith::TruncIOp::create(b, r.loc, i32, i);
+    if (bits < 32)
+      return arith::ExtSIOp::create(b, r.loc, i32, i);
+    return i;
+  }
+  Value fromI32(OpBuilder &b, Value i) {
+    if (indexType.isIndex())
+      return arith::IndexCastOp::create(b, r.loc, indexType, i);
+    unsigned bits = indexType.getIntOrFloatBitWidth();
+    if (bits > 32)
+      return arith::ExtSIOp::create(b, r.loc, indexType, i);
+    if (bits < 32)
+      return arith::TruncIOp::create(b, r.loc, indexType, i);
+    return i;
+  }
+
+  /// The pair combined across the 32 lanes of a warp by a butterfly of
+  /// shuffles of the value and of the index (as i32); every lane ends with
+  /// the warp's first extremum.
+  std::pair<Value, Value> emitWarpReduce(OpBuilder &b, Value v, Value i) {
+    Value i32 = toI32(b, i);
+    for (int32_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+      Value ov = gpu::ShuffleOp::create(b, r.loc, v, offset, kWarpSize,
+                                        gpu::ShuffleMode::XOR)
+                     .getShuffleResult();
+      Value oi = gpu::ShuffleOp::create(b, r.loc, i32, offset, kWarpSize,
+                                        gpu::ShuffleMode::XOR)
+                     .getShuffleResult();
+      Value take = takes(b, ov, oi, v, i32);
+      v = arith::SelectOp::create(b, r.loc, take, ov, v);
+      i32 = arith::SelectOp::create(b, r.loc, take, oi, i32);
+    }
+    return {v, fromI32(b, i32)};
+  }
+
+  /// The block's pair replaces output e's where its value is better
+  /// (strictly: the output's own index wins a tie, as it comes first in the
+  /// sequential loop).
+  void emitOutputUpdate(OpBuilder &b, Value e, Value v, Value i) {
+    SmallVector<Value> at = r.outputIndices(b, e);
+    Value oldV = r.oldValue(b, 0, at);
+    Value oldI = r.oldValue(b, 1, at);
+    Value take = better(b, v, oldV);
+    memref::StoreOp::create(b, r.loc,
+                            arith::SelectOp::create(b, r.loc, take, v, oldV),
+                            r.op.getDpsInitOperand(0)->get(), at);
+    memref::StoreOp::create(b, r.loc,
+                            arith::SelectOp::create(b, r.loc, take, i, oldI),
+                            r.op.getDpsInitOperand(1)->get(), at);
+  }
+
+  /// A thread per output: the tree's pair (slot 0) into the output.
   void emitFinal(OpBuilder &builder) {
     threadLoop(builder, r.loc, r.outputs, [&](OpBuilder &b, Value e) {
-      SmallVector<Value> at = r.outputIndices(b, e);
-      Value outValue = r.op.getDpsInitOperand(0)->get();
-      Value outIndex = r.op.getDpsInitOperand(1)->get();
-      Value v = memref::LoadOp::create(b, r.loc, r.partials,
-                                       ValueRange{e, r.cst(b, 0)});
-      Value i = memref::LoadOp::create(b, r.loc, indices,
-                                       ValueRange{e, r.cst(b, 0)});
-      Value oldV = r.oldValue(b, 0, at);
-      Value oldI = r.oldValue(b, 1, at);
-      Value take = better(b, v, oldV);
-      memref::StoreOp::create(b, r.loc,
-                              arith::SelectOp::create(b, r.loc, take, v, oldV),
-                              outValue, at);
-      memref::StoreOp::create(b, r.loc,
-                              arith::SelectOp::create(b, r.loc, take, i, oldI),
-                              outIndex, at);
+      emitOutputUpdate(
+          b, e,
+          memref::LoadOp::create(b, r.loc, r.partials,
+                                 ValueRange{e, r.cst(b, 0)}),
+          memref::LoadOp::create(b, r.loc, indices,
+                                 ValueRange{e, r.cst(b, 0)}));
+    });
+  }
+
+  /// Shuffles, steps 1 and 2: each warp combines its threads' pairs, and
+  /// lane 0 writes the warp's pair to the partials (outputs x warps).
+  scf::ForallOp emitWarpPartials(OpBuilder &builder) {
+    return threadLoop(builder, r.loc, r.threads, [&](OpBuilder &b, Value t) {
+      Value lane = arith::RemUIOp::create(b, r.loc, t, r.cst(b, kWarpSize));
+      Value warp = arith::DivUIOp::create(b, r.loc, t, r.cst(b, kWarpSize));
+      r.forEachOutput(b, [&](OpBuilder &b, Value e) {
+        auto [pv, pi] = emitPartial(b, t, e);
+        auto [v, i] = emitWarpReduce(b, pv, pi);
+        r.ifLaneZero(b, lane, [&](OpBuilder &b) {
+          memref::StoreOp::create(b, r.loc, v, r.partials, ValueRange{e, warp});
+          memref::StoreOp::create(b, r.loc, i, indices, ValueRange{e, warp});
+        });
+      });
+    });
+  }
+
+  /// Shuffles, step 3 (after one barrier): the first warp reads the warps'
+  /// pairs (the neutral pair past the last warp), combines them, and lane 0
+  /// updates the output.
+  void emitWarpFinal(OpBuilder &builder) {
+    int64_t warps = r.threads / kWarpSize;
+    threadLoop(builder, r.loc, kWarpSize, [&](OpBuilder &b, Value lane) {
+      r.forEachOutput(b, [&](OpBuilder &b, Value e) {
+        Value inRange = arith::CmpIOp::create(
+            b, r.loc, arith::CmpIPredicate::ult, lane, r.cst(b, warps));
+        auto ifOp = scf::IfOp::create(
+            b, r.loc, inRange,
+            [&](OpBuilder &b, Location) {
+              scf::YieldOp::create(
+                  b, r.loc,
+                  ValueRange{memref::LoadOp::create(b, r.loc, r.partials,
+                                                    ValueRange{e, lane}),
+                             memref::LoadOp::create(b, r.loc, indices,
+                                                    ValueRange{e, lane})});
+            },
+            [&](OpBuilder &b, Location) {
+              auto [v, i] = neutral(b);
+              scf::YieldOp::create(b, r.loc, ValueRange{v, i});
+            });
+        auto [v, i] =
+            emitWarpReduce(b, ifOp.getResult(0), ifOp.getResult(1));
+        r.ifLaneZero(b, lane,
+                     [&](OpBuilder &b) { emitOutputUpdate(b, e, v, i); });
+      });
     });
   }
 };
@@ -574,16 +682,30 @@ tirx::reduceIndexInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
   r.extent = r.ranges[r.k];
 
   rewriter.setInsertionPoint(op);
+  bool shuffles = reduceIndexInBlockUsesShuffles(r.element, b.indexType,
+                                                 r.extent);
+  int64_t slots = shuffles ? r.threads / kWarpSize : r.threads;
   auto space = gpu::AddressSpaceAttr::get(rewriter.getContext(),
                                           gpu::AddressSpace::Workgroup);
   r.partials = memref::AllocOp::create(
       rewriter, r.loc,
-      MemRefType::get({r.outputs, r.threads}, r.element,
+      MemRefType::get({r.outputs, slots}, r.element,
                       MemRefLayoutAttrInterface(), space));
   b.indices = memref::AllocOp::create(
       rewriter, r.loc,
-      MemRefType::get({r.outputs, r.threads}, b.indexType,
+      MemRefType::get({r.outputs, slots}, b.indexType,
                       MemRefLayoutAttrInterface(), space));
+  if (shuffles) {
+    // As reduceInBlock: the output is updated after a barrier.
+    scf::ForallOp first = b.emitWarpPartials(rewriter);
+    gpu::BarrierOp::create(rewriter, r.loc);
+    if (slots > 1)
+      b.emitWarpFinal(rewriter);
+    else
+      b.emitFinal(rewriter);
+    rewriter.eraseOp(op);
+    return first;
+  }
   scf::ForallOp first =
       threadLoop(rewriter, r.loc, r.threads, [&](OpBuilder &builder, Value t) {
         r.forEachOutput(builder, [&](OpBuilder &builder, Value e) {
@@ -603,6 +725,12 @@ tirx::reduceIndexInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
 
 bool tirx::reduceInBlockUsesShuffles(Type element) {
   return element.isIntOrFloat() && element.getIntOrFloatBitWidth() == 32;
+}
+
+bool tirx::reduceIndexInBlockUsesShuffles(Type value, Type index,
+                                          int64_t extent) {
+  return value.isF32() && (index.isIndex() || index.isSignlessInteger()) &&
+         extent <= std::numeric_limits<int32_t>::max();
 }
 
 bool tirx::tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile) {

@@ -903,7 +903,7 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
       "description": "the device's shared memory per block (the partial results take outputs x threads / 32 elements of 32 bits, outputs x threads otherwise)"}}},
    "preconditions": ["the target is a linalg op on buffers with one output (or a value and its index) and one reduction loop of static extent, inside a forall mapped to blocks and not split among threads",
                      "its body combines into the output with one of add, mul, max, min, and, or, xor and uses no linalg.index; or it keeps the first maximum (minimum) and its index: cmpf ogt (olt) of the input and the value, selects of the input and of linalg.index of the reduction loop",
-                     "its outputs (per block) are at most threads, and the partial results (outputs x threads / 32 for 32-bit elements, else outputs x threads; a value and an index each) fit in max_shared_bytes"]}
+                     "its outputs (per block) are at most threads, and the partial results (outputs x threads / 32 for 32-bit elements and for an f32 value with its index, else outputs x threads; a value and an index each) fit in max_shared_bytes"]}
 }]> {
   let summary = "Reduce with all the threads of a block (warp shuffles)";
   let description = [{
@@ -941,11 +941,14 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     A value and its index (`torch.max(x, dim)`, argmax; argmin with `olt`:
     two outputs, `cmpf ogt` of the input and the value, then selects of the
     input and of `linalg.index` of the reduction loop): each thread runs the
-    body over its elements in order, the pairs go through a tree in shared
-    memory (a value and an index array) that keeps the greater value and,
-    between equal values, the smaller index, and a thread per output
-    replaces the output pair where the block's value is strictly greater:
-    the first maximum, as the sequential loop finds it (NaNs never win, as
+    body over its elements in order, and the pairs combine keeping the
+    greater value and, between equal values, the smaller index. An f32 value
+    goes by shuffles, as above: the value and the index (as an i32) xor 16,
+    8, 4, 2, 1 within each warp, each warp's pair through shared memory, one
+    barrier, the first warp's shuffles. Other values take a tree in shared
+    memory (a value and an index array, a barrier per step). The block's
+    pair replaces the output pair where its value is strictly greater: the
+    first maximum, as the sequential loop finds it (NaNs never win, as
     there).
 
     ```mlir

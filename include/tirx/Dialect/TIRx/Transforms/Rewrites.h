@@ -173,7 +173,8 @@ FailureOr<scf::ForallOp> reduceInBlock(RewriterBase &rewriter,
                                        const ReduceInBlockOptions &options);
 
 /// The same for an IndexReduction (value and index): each thread's partial
-/// pair over its strided elements in order (the body itself), then a tree
+/// pair over its strided elements in order (the body itself), then warp
+/// shuffles where reduceIndexInBlockUsesShuffles, else a tree
 /// of log2(threads) steps in shared memory (a value and an index array)
 /// that keeps the greater (smaller) value and, between equal values, the
 /// smaller index: the first extremum, as the sequential loop finds it; a
@@ -188,6 +189,14 @@ reduceIndexInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
 /// Whether reduceInBlock combines partials of `element` by warp shuffles
 /// (32-bit integers and floats) rather than a tree in shared memory.
 bool reduceInBlockUsesShuffles(Type element);
+
+/// Whether reduceIndexInBlock combines its pairs by warp shuffles (an f32
+/// value, an integer or index position shuffled as an i32, a reduction
+/// shorter than 2^31), as reduceInBlock does: each warp's pair to shared
+/// memory (outputs x warps), one barrier, the first warp combines those and
+/// its lane 0 updates the output (one warp: a thread per output does, after
+/// the barrier). Otherwise the tree above.
+bool reduceIndexInBlockUsesShuffles(Type value, Type index, int64_t extent);
 
 //===----------------------------------------------------------------------===//
 // split_reduction
