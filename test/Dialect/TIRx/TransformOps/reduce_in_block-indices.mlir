@@ -123,3 +123,44 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Two rows a block on the shuffle path: both rows' partials (their loads)
+// come first, then each row's butterfly, then one branch in which lane 0
+// stores both warp totals: no loop over the rows, so a thread's loads of
+// the two rows issue together.
+// CHECK-LABEL: func.func @two_rows
+//       CHECK:     scf.forall (%{{.*}}) in (64)
+//   CHECK-NOT:       scf.for %{{.*}} = %c0 to %c2
+//       CHECK:       %[[R0:.*]] = scf.for
+//       CHECK:         vector.load
+//       CHECK:       %[[S0:.*]] = vector.reduction <add>, %[[R0]]
+//       CHECK:       %[[R1:.*]] = scf.for
+//       CHECK:         vector.load
+//       CHECK:       %[[S1:.*]] = vector.reduction <add>, %[[R1]]
+//       CHECK:       gpu.shuffle  xor %[[S0]]
+//       CHECK-COUNT-4: gpu.shuffle  xor
+//       CHECK:       gpu.shuffle  xor %[[S1]]
+//       CHECK-COUNT-4: gpu.shuffle  xor
+//       CHECK:       scf.if
+//       CHECK:         memref.store %{{.*}}, %[[WP:.*]][%c0, %{{.*}}]
+//       CHECK:         memref.store %{{.*}}, %[[WP]][%c1, %{{.*}}]
+//       CHECK:     gpu.barrier
+func.func @two_rows(%x: memref<4x512xf32>, %s: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x512xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
