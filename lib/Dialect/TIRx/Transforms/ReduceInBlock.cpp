@@ -24,9 +24,6 @@ using namespace mlir;
 
 namespace {
 constexpr int32_t kWarpSize = 32;
-/// Outputs a block up to which reduceInBlock's shuffle path computes the
-/// partials of all of them in straight-line code rather than in a loop.
-constexpr int64_t kStraightOutputs = 8;
 
 /// A forall of `count` iterations mapped to thread x, its body built by
 /// `body(builder, t)`.
@@ -324,24 +321,6 @@ struct BlockReduction {
     return threadLoop(builder, loc, threads, [&](OpBuilder &b, Value t) {
       Value lane = arith::RemUIOp::create(b, loc, t, cst(b, kWarpSize));
       Value warp = arith::DivUIOp::create(b, loc, t, cst(b, kWarpSize));
-      // A few outputs a block (rows of a block tile): every output's
-      // partial first, then the shuffles, then one branch for lane 0, in
-      // straight-line code, so that a thread's loads of all the rows issue
-      // back to back (a loop over the outputs would wait for each row's
-      // loads behind the previous row's shuffles and branch).
-      if (outputs > 1 && outputs <= kStraightOutputs) {
-        SmallVector<Value> totals;
-        for (int64_t e = 0; e < outputs; ++e)
-          totals.push_back(emitPartial(b, t, cst(b, e), neutral));
-        for (Value &total : totals)
-          total = emitWarpReduce(b, total);
-        ifLaneZero(b, lane, [&](OpBuilder &b) {
-          for (auto [e, total] : llvm::enumerate(totals))
-            memref::StoreOp::create(b, loc, total, partials,
-                                    ValueRange{cst(b, e), warp});
-        });
-        return;
-      }
       forEachOutput(b, [&](OpBuilder &b, Value e) {
         Value total = emitWarpReduce(b, emitPartial(b, t, e, neutral));
         ifLaneZero(b, lane, [&](OpBuilder &b) {

@@ -914,9 +914,7 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     `vector.reduction`) where the inputs read along the loop are contiguous
     32-bit buffers, the body is elementwise and 4 x `threads` divides the
     loop. For 32-bit outputs each warp combines its partials by
-    `gpu.shuffle xor` 16, 8, 4, 2, 1 (`shfl.sync.bfly`) (a block of up to 8
-    outputs computes all their partials first, then the shuffles, so that
-    a thread's loads of every row issue together), lane 0 writes the
+    `gpu.shuffle xor` 16, 8, 4, 2, 1 (`shfl.sync.bfly`), lane 0 writes the
     warp's total to shared memory, and after one barrier the first warp
     combines those by shuffles and its lane 0 combines the result into the
     output. Other outputs take a tree in shared memory: `log2(threads)`

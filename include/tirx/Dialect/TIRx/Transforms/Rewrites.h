@@ -156,9 +156,7 @@ bool tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile);
 /// Rewrites `op` into a reduction shared by the threads of a block: each
 /// thread reduces a strided part of every output (4 elements at a time
 /// where the inputs allow). For 32-bit elements (reduceInBlockUsesShuffles)
-/// each warp then combines its partials by shuffles (xor 16, 8, 4, 2, 1)
-/// (up to 8 outputs a block: all the partials first, then the shuffles, in
-/// straight-line code, so a thread's loads of every row issue together),
+/// each warp then combines its partials by shuffles (xor 16, 8, 4, 2, 1),
 /// lane 0 writes the warp's total to shared memory (outputs x warps), and
 /// after one barrier the first warp combines those by shuffles and its
 /// lane 0 combines the result into the output (one warp: a thread per
