@@ -908,10 +908,14 @@ int64_t rowThreadsOf(const PayloadFacts &facts, const RowChain &chain,
   // Two 16-byte vectors a thread at least: one a thread leaves too little
   // in flight between the barriers (RMSNorm bf16 8192 x 8192 on the H200:
   // 74% of the copy bandwidth on 1024 threads, 94% on 512, 90% on 256).
+  // (Untimed beyond 8192: f32 rows of 4096 take 512 threads, not 1024.)
   int64_t cap = reductions >= 2 ? 512 : 1024;
-  int64_t twoVectors = chain.columns / (2 * (16 / std::max(1u, chain.elementBytes)));
-  if (twoVectors >= 32)
-    cap = std::min(cap, twoVectors);
+  int64_t vector = std::max<int64_t>(1, 16 / std::max(1u, chain.elementBytes));
+  int64_t twoVectors = chain.columns / (2 * vector);
+  if (twoVectors >= 32 && twoVectors < cap)
+    if (int64_t threads =
+            rowBlockThreads(chain.columns, chain.elementBytes, twoVectors))
+      return threads;
   return rowBlockThreads(chain.columns, chain.elementBytes, cap);
 }
 

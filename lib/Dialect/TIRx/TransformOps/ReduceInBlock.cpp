@@ -125,6 +125,22 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
       return reject(self, target, RefusalCode::not_reduction,
                     "the op has no reduction loop");
     indexed = matchIndexReduction(op);
+    // The first-index rule compares positions: the index type must hold
+    // every position of the reduction, or they wrap and compare wrong.
+    Type index = getElementTypeOrSelf(op.getDpsInitOperand(1)->get().getType());
+    int64_t extent =
+        indexed ? op.getStaticLoopRanges()[indexed->loop] : ShapedType::kDynamic;
+    if (indexed && index.isSignlessInteger() && !ShapedType::isDynamic(extent) &&
+        index.getIntOrFloatBitWidth() < 64 &&
+        extent - 1 > (int64_t(1) << (index.getIntOrFloatBitWidth() - 1)) - 1)
+      return reject(self, target, RefusalCode::not_applicable,
+                    "the index output's type i" +
+                        Twine(index.getIntOrFloatBitWidth()) +
+                        " cannot hold the reduction's positions 0 to " +
+                        Twine(extent - 1) +
+                        ": they would wrap, and the first of equal extremes "
+                        "would be chosen among wrapped positions",
+                    "use a wider index type (i32, i64 or index)");
     if (!indexed)
       return reject(
           self, target, RefusalCode::unknown_combiner,

@@ -94,8 +94,16 @@ void collectEffects(Value root, bool &reads, bool &writes) {
         continue;
       }
       auto iface = dyn_cast<MemoryEffectOpInterface>(user);
-      if (!iface) {
-        // Unknown user (a call, a region op): assume both.
+      // Unknown users (a call, a region op), and users that pass the
+      // buffer on where this walk does not follow it (a select of two
+      // buffers, a yield out of a branch or loop, the buffer's address as
+      // an integer): assume both.
+      bool forwards =
+          user->hasTrait<OpTrait::IsTerminator>() ||
+          isa<memref::ExtractAlignedPointerAsIndexOp>(user) ||
+          llvm::any_of(user->getResultTypes(),
+                       [](Type t) { return isa<BaseMemRefType>(t); });
+      if (!iface || forwards) {
         reads = writes = true;
         continue;
       }

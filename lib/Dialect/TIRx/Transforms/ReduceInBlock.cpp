@@ -541,7 +541,8 @@ struct BlockIndexReduction {
   }
 
   /// The index as the i32 that shuffles carry, and back: exact, as every
-  /// partial's index lies in [0, extent) and extent < 2^31.
+  /// partial's index lies in [0, extent), extent < 2^31, and the index type
+  /// holds it (reduce_in_block refuses a narrower one).
   Value toI32(OpBuilder &b, Value i) {
     Type i32 = b.getI32Type();
     if (indexType.isIndex())

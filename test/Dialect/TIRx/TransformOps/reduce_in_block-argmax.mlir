@@ -9,6 +9,8 @@
 // RUN: tirx-opt %s -split-input-file --transform-interpreter --canonicalize --cse -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @argmax
+//   CHECK-DAG:   %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+//   CHECK-DAG:   %[[Z:.*]] = arith.constant 0 : i64
 //       CHECK:   scf.forall (%[[ROW:.*]]) in (8)
 // A pair per warp: 64 threads, 2 warps.
 //       CHECK:     %[[V:.*]] = memref.alloc() : memref<1x2xf32, #gpu.address_space<workgroup>>
@@ -54,7 +56,7 @@
 //       CHECK:         memref.load %[[V]][%c0, %[[L]]]
 //       CHECK:         memref.load %[[I]][%c0, %[[L]]]
 //       CHECK:       } else {
-//       CHECK:         scf.yield %cst{{.*}}, %c0_i64 : f32, i64
+//       CHECK:         scf.yield %[[NINF]], %[[Z]] : f32, i64
 //       CHECK-COUNT-10: gpu.shuffle  xor
 //       CHECK:       scf.if
 //       CHECK:         %[[OV2:.*]] = memref.load %{{.*}}[%c0]
@@ -279,6 +281,66 @@ func.func @argmax_f64(%x: memref<8x256xf64>, %m: memref<8xf64>, %i: memref<8xi64
     %nv = arith.select %gt, %a, %v : f64
     %ni = arith.select %gt, %ji, %k : i64
     linalg.yield %nv, %ni : f64, i64
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: an i8 index of a reduction of 256 positions (0 to 255 wrap
+// past 127: the first of equal maxima would be chosen among wrapped
+// positions).
+func.func @narrow_index(%x: memref<8x256xf32>, %m: memref<8xf32>, %i: memref<8xi8>) {
+  // expected-note @below {{payload op:}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x256xf32>) outs(%m, %i : memref<8xf32>, memref<8xi8>) {
+  ^bb0(%a: f32, %v: f32, %k: i8):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i8
+    %gt = arith.cmpf ogt, %a, %v : f32
+    %nv = arith.select %gt, %a, %v : f32
+    %ni = arith.select %gt, %ji, %k : i8
+    linalg.yield %nv, %ni : f32, i8
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_applicable: the index output's type i8 cannot hold the reduction's positions 0 to 255}}
+    // expected-note @below {{hint: use a wider index type (i32, i64 or index)}}
+    %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An i8 index of 128 positions (0 to 127) fits: accepted, the shuffles
+// carry it sign-extended to i32 and truncate it back.
+// CHECK-LABEL: func.func @i8_index
+//       CHECK:   arith.extsi %{{.*}} : i8 to i32
+//       CHECK:   gpu.shuffle  xor
+//       CHECK:   arith.trunci %{{.*}} : i32 to i8
+func.func @i8_index(%x: memref<8x128xf32>, %m: memref<8xf32>, %i: memref<8xi8>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x128xf32>) outs(%m, %i : memref<8xf32>, memref<8xi8>) {
+  ^bb0(%a: f32, %v: f32, %k: i8):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i8
+    %gt = arith.cmpf ogt, %a, %v : f32
+    %nv = arith.select %gt, %a, %v : f32
+    %ni = arith.select %gt, %ji, %k : i8
+    linalg.yield %nv, %ni : f32, i8
   }
   return
 }
