@@ -62,7 +62,8 @@ DiagnosedSilenceableFailure checkShape(TransformOpInterface self,
 DiagnosedSilenceableFailure checkResources(TransformOpInterface self,
                                            linalg::LinalgOp op,
                                            int64_t threads,
-                                           int64_t maxSharedBytes) {
+                                           int64_t maxSharedBytes,
+                                           std::optional<tirx::IndexReduction> indexed) {
   auto outType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
   int64_t outputs = outType.getNumElements();
   // A value and its index: a slot per warp or thread in each of two arrays.
@@ -73,7 +74,6 @@ DiagnosedSilenceableFailure checkResources(TransformOpInterface self,
     indexBytes = index.isIndex()
                      ? 8
                      : std::max<int64_t>(1, index.getIntOrFloatBitWidth() / 8);
-    std::optional<tirx::IndexReduction> indexed = tirx::matchIndexReduction(op);
     shuffles = indexed && tirx::reduceIndexInBlockUsesShuffles(
                               outType.getElementType(), index,
                               op.getStaticLoopRanges()[indexed->loop]);
@@ -125,12 +125,19 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
       return reject(self, target, RefusalCode::not_reduction,
                     "the op has no reduction loop");
     indexed = matchIndexReduction(op);
+    if (!indexed)
+      return reject(
+          self, target, RefusalCode::unknown_combiner,
+          "the body's two outputs are not a value and its index (cmpf "
+          "ogt or olt of the input and the value, then selects of the "
+          "input and of linalg.index of the reduction loop)",
+          "reduce_in_block takes one output combined by add, mul, max, min, "
+          "and, or, xor, or the pair of an argmax or argmin");
     // The first-index rule compares positions: the index type must hold
     // every position of the reduction, or they wrap and compare wrong.
     Type index = getElementTypeOrSelf(op.getDpsInitOperand(1)->get().getType());
-    int64_t extent =
-        indexed ? op.getStaticLoopRanges()[indexed->loop] : ShapedType::kDynamic;
-    if (indexed && index.isSignlessInteger() && !ShapedType::isDynamic(extent) &&
+    int64_t extent = op.getStaticLoopRanges()[indexed->loop];
+    if (index.isSignlessInteger() && !ShapedType::isDynamic(extent) &&
         index.getIntOrFloatBitWidth() < 64 &&
         extent - 1 > (int64_t(1) << (index.getIntOrFloatBitWidth() - 1)) - 1)
       return reject(self, target, RefusalCode::not_applicable,
@@ -141,14 +148,6 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
                         ": they would wrap, and the first of equal extremes "
                         "would be chosen among wrapped positions",
                     "use a wider index type (i32, i64 or index)");
-    if (!indexed)
-      return reject(
-          self, target, RefusalCode::unknown_combiner,
-          "the body's two outputs are not a value and its index (cmpf "
-          "ogt or olt of the input and the value, then selects of the "
-          "input and of linalg.index of the reduction loop)",
-          "reduce_in_block takes one output combined by add, mul, max, min, "
-          "and, or, xor, or the pair of an argmax or argmin");
   } else {
     unsigned k;
     Operation *combiner;
@@ -162,7 +161,8 @@ tirx::ReduceInBlockOp::applyToOne(TransformRewriter &rewriter,
     return check;
   int64_t threads = static_cast<int64_t>(getThreads());
   if (DiagnosedSilenceableFailure check = checkResources(
-          self, op, threads, static_cast<int64_t>(getMaxSharedBytes()));
+          self, op, threads, static_cast<int64_t>(getMaxSharedBytes()),
+          indexed);
       !check.succeeded())
     return check;
   // A fill that only starts the outputs' tiles is taken over: each block

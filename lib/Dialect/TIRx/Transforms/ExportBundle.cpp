@@ -67,10 +67,13 @@ std::optional<rt::ElementType> elementTypeOf(Type type) {
 }
 
 /// Follows view-like ops (subview, cast, assume_alignment, ...) to every
-/// op that accesses `root`, and records whether any reads or writes it.
-void collectEffects(Value root, bool &reads, bool &writes) {
+/// op that accesses `root`, and records whether any reads or writes it;
+/// `views`, if given, receives `root` and every view of it.
+void collectEffects(Value root, bool &reads, bool &writes,
+                    DenseSet<Value> *views = nullptr) {
   SmallVector<Value> worklist{root};
-  DenseSet<Value> seen;
+  DenseSet<Value> local;
+  DenseSet<Value> &seen = views ? *views : local;
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     if (!seen.insert(v).second)
@@ -367,21 +370,10 @@ static void hoistReadOnlyLoads(ModuleOp module) {
       if (!isa<MemRefType>(arg.getType()) || !func.getArgAttr(i, noalias))
         continue;
       bool reads = false, writes = false;
-      collectEffects(arg, reads, writes);
-      if (writes)
-        continue;
-      SmallVector<Value> worklist{arg};
-      while (!worklist.empty()) {
-        Value v = worklist.pop_back_val();
-        if (!readOnly.insert(v).second)
-          continue;
-        for (Operation *user : v.getUsers()) {
-          auto view = dyn_cast<ViewLikeOpInterface>(user);
-          if ((view && view.getViewSource() == v) ||
-              isa<memref::AssumeAlignmentOp, memref::CastOp>(user))
-            llvm::append_range(worklist, user->getResults());
-        }
-      }
+      DenseSet<Value> views;
+      collectEffects(arg, reads, writes, &views);
+      if (!writes)
+        readOnly.insert(views.begin(), views.end());
     }
     if (readOnly.empty())
       return;

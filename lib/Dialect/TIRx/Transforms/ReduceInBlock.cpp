@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -540,36 +541,14 @@ struct BlockIndexReduction {
             arith::ConstantOp::create(b, r.loc, b.getZeroAttr(indexType))};
   }
 
-  /// The index as the i32 that shuffles carry, and back: exact, as every
-  /// partial's index lies in [0, extent), extent < 2^31, and the index type
-  /// holds it (reduce_in_block refuses a narrower one).
-  Value toI32(OpBuilder &b, Value i) {
-    Type i32 = b.getI32Type();
-    if (indexType.isIndex())
-      return arith::IndexCastOp::create(b, r.loc, i32, i);
-    unsigned bits = indexType.getIntOrFloatBitWidth();
-    if (bits > 32)
-      return arith::TruncIOp::create(b, r.loc, i32, i);
-    if (bits < 32)
-      return arith::ExtSIOp::create(b, r.loc, i32, i);
-    return i;
-  }
-  Value fromI32(OpBuilder &b, Value i) {
-    if (indexType.isIndex())
-      return arith::IndexCastOp::create(b, r.loc, indexType, i);
-    unsigned bits = indexType.getIntOrFloatBitWidth();
-    if (bits > 32)
-      return arith::ExtSIOp::create(b, r.loc, indexType, i);
-    if (bits < 32)
-      return arith::TruncIOp::create(b, r.loc, indexType, i);
-    return i;
-  }
-
   /// The pair combined across the 32 lanes of a warp by a butterfly of
   /// shuffles of the value and of the index (as i32); every lane ends with
   /// the warp's first extremum.
+  /// (The index travels as an i32 and back, sign-extended or truncated:
+  /// exact, as every partial's index lies in [0, extent), extent < 2^31,
+  /// and the index type holds it: reduce_in_block refuses a narrower one.)
   std::pair<Value, Value> emitWarpReduce(OpBuilder &b, Value v, Value i) {
-    Value i32 = toI32(b, i);
+    Value i32 = getValueOrCreateCastToIndexLike(b, r.loc, b.getI32Type(), i);
     for (int32_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
       Value ov = gpu::ShuffleOp::create(b, r.loc, v, offset, kWarpSize,
                                         gpu::ShuffleMode::XOR)
@@ -581,7 +560,7 @@ struct BlockIndexReduction {
       v = arith::SelectOp::create(b, r.loc, take, ov, v);
       i32 = arith::SelectOp::create(b, r.loc, take, oi, i32);
     }
-    return {v, fromI32(b, i32)};
+    return {v, getValueOrCreateCastToIndexLike(b, r.loc, indexType, i32)};
   }
 
   /// The block's pair replaces output e's where its value is better
