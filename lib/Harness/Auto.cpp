@@ -287,19 +287,33 @@ bool mmaSixteen(const OpFacts &op) {
 bool mlir::tirx::wgmmaTakes(const std::string &chip, const OpFacts &op) {
   if (!chipHasWgmma(chip))
     return false;
-  if (op.name != "linalg.matmul" || op.extents.size() != 3 || dynamic(op) ||
-      !llvm::StringRef(op.layout).starts_with("mk,") || op.elementType != "f32")
+  bool batch = op.name == "linalg.batch_matmul";
+  if (!(batch || op.name == "linalg.matmul") ||
+      op.extents.size() != (batch ? 4u : 3u) || dynamic(op) ||
+      !llvm::StringRef(op.layout).starts_with("mk,"))
     return false;
   bool kMajorB = op.layout == "mk,nk";
   bool sixteenBit = op.inputType == "f16" || op.inputType == "bf16";
+  // f32 sums, stored as they are or rounded once to A's 16-bit type.
+  if (op.elementType != "f32" && !(sixteenBit && op.elementType == op.inputType))
+    return false;
   if (!sixteenBit && !(op.inputType == "f32" && kMajorB))
     return false;
+  if (batch)
+    return sixteenBit && !kMajorB && op.extents[3] % 64 == 0;
   return op.extents[2] % (sixteenBit ? 8 : 4) == 0;
 }
 
 std::vector<std::vector<int64_t>>
 mlir::tirx::wgmmaBlockTiles(const OpFacts &op) {
   std::vector<std::vector<int64_t>> out;
+  if (op.name == "linalg.batch_matmul") {
+    if (op.extents.size() == 4)
+      for (int64_t bn : {256, 128})
+        if (op.extents[1] % 128 == 0 && op.extents[2] % bn == 0)
+          out.push_back({1, 128, bn});
+    return out;
+  }
   if (op.extents.size() != 3)
     return out;
   int64_t m = op.extents[0], n = op.extents[1];
@@ -323,7 +337,8 @@ std::optional<Step> wgmmaStep(const std::string &chip, const OpFacts &op,
   if (op.stage != Stage::Block || op.inLoop || op.promoted || op.tail ||
       has(skipped, key) || !wgmmaTakes(chip, op))
     return std::nullopt;
-  int64_t bm = op.extents[0], bn = op.extents[1];
+  size_t lead = op.name == "linalg.batch_matmul" ? 1 : 0;
+  int64_t bm = op.extents[lead], bn = op.extents[lead + 1];
   int64_t groups = bm == 128 && bn > 128 ? 2 : 1;
   Step s;
   s.why = op.name + "#" + std::to_string(op.index) +
@@ -370,7 +385,8 @@ std::optional<Step> transposeStep(const std::string &chip, const OpFacts &op,
 /// fill that starts its C waits for it (use_wgmma takes the fill over).
 bool wgmmaPending(const std::string &chip, const OpFacts &op,
                   const std::vector<std::string> &skipped) {
-  if (op.name != "linalg.matmul" || has(skipped, opKey("use_wgmma", op)))
+  if ((op.name != "linalg.matmul" && op.name != "linalg.batch_matmul") ||
+      has(skipped, opKey("use_wgmma", op)))
     return false;
   if (op.stage == Stage::Top)
     return (wgmmaTakes(chip, op) && !wgmmaBlockTiles(op).empty()) ||
@@ -407,8 +423,8 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     int64_t m = op.extents[lead], n = op.extents[lead + 1];
     // wgmma's tiles first (Hopper); the others if use_wgmma refuses.
     std::vector<std::vector<int64_t>> wgmma =
-        batch || !wgmmaTakes(chip, op) ? std::vector<std::vector<int64_t>>{}
-                                       : wgmmaBlockTiles(op);
+        !wgmmaTakes(chip, op) ? std::vector<std::vector<int64_t>>{}
+                              : wgmmaBlockTiles(op);
     for (const std::vector<int64_t> &t : wgmma)
       s.candidates.push_back(action(
           "tile_to_blocks", json::Object{{"tile_sizes", ints(t)}}, &op));
@@ -1376,6 +1392,9 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
         f.layout = std::string(l->transposeA ? "km" : "mk") +
                    (l->transposeB ? ",nk" : ",kn");
     }
+    if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op);
+        batch && !batch.hasUserDefinedMaps())
+      f.layout = "mk,kn";
     facts.tensors |= f.tensor;
     unsigned loops = linalgOp.getNumLoops();
     for (AffineMap map : linalgOp.getIndexingMapsArray()) {

@@ -193,17 +193,46 @@ TensorMapArg tensorMapArg(const json &value, const std::string &path,
     fail(which, "a tensor map needs an f16, bf16 or f32 buffer");
   if (p.shape.empty() || p.shape.size() > 5)
     fail(which, "a tensor map needs a buffer of 1 to 5 dimensions");
+  // A reshaped view of a static buffer: the same elements, row-major.
+  std::vector<int64_t> shape = p.shape;
+  if (value.contains("shape")) {
+    const json &s = value["shape"];
+    if (!s.is_array() || s.empty() || s.size() > 5)
+      fail(path + ".shape", "expected 1 to 5 sizes");
+    bool dynamic = std::any_of(p.shapeExprs.begin(), p.shapeExprs.end(),
+                               [](const std::string &e) { return !e.empty(); });
+    if (dynamic)
+      fail(path + ".shape", "a reshaped tensor map needs a static buffer");
+    uint64_t elements = 1, want = 1;
+    map.shape.clear();
+    for (size_t d = 0; d < s.size(); ++d) {
+      map.shape.push_back(integer(s[d], path + ".shape[" + std::to_string(d) +
+                                            "]",
+                                  1, int64_t(1) << 40));
+      elements *= uint64_t(map.shape.back());
+    }
+    for (int64_t e : p.shape)
+      want *= uint64_t(e);
+    if (elements != want)
+      fail(path + ".shape", "holds " + std::to_string(elements) +
+                                " elements, the buffer " +
+                                std::to_string(want));
+    shape = map.shape;
+  }
   const json &box = field(value, path, "box");
-  if (!box.is_array() || box.size() != p.shape.size())
-    fail(path + ".box", "expected one size per dimension of the buffer (" +
-                            std::to_string(p.shape.size()) + ")");
+  if (!box.is_array() || box.size() != shape.size())
+    fail(path + ".box", "expected one size per dimension of the " +
+                            std::string(map.shape.empty() ? "buffer"
+                                                          : "map's shape") +
+                            " (" + std::to_string(shape.size()) + ")");
   for (size_t d = 0; d < box.size(); ++d)
     map.box.push_back(integer(
         box[d], path + ".box[" + std::to_string(d) + "]", 1,
         // A run-time extent is bound later (bindSizes checks the box then).
-        d < p.shapeExprs.size() && !p.shapeExprs[d].empty()
+        map.shape.empty() && d < p.shapeExprs.size() &&
+                !p.shapeExprs[d].empty()
             ? 256
-            : std::min<int64_t>(256, p.shape[d])));
+            : std::min<int64_t>(256, shape[d])));
   map.swizzle = int(integer(field(value, path, "swizzle"), path + ".swizzle",
                             0, 128));
   if (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 &&
@@ -759,6 +788,8 @@ std::string serializeManifest(const Manifest &m) {
         arg = {{"tensor_map", {{"box", a.tensorMap->box},
                                {"swizzle", a.tensorMap->swizzle},
                                {"l2_promotion", a.tensorMap->l2Promotion}}}};
+        if (!a.tensorMap->shape.empty())
+          arg["tensor_map"]["shape"] = a.tensorMap->shape;
         if (a.tensorMap->scratch)
           arg["tensor_map"]["scratch"] = *a.tensorMap->scratch;
         else

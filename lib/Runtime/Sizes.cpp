@@ -370,8 +370,9 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
     }
     for (size_t a = 0; a < kernel.args.size(); ++a) {
       KernelArg &arg = kernel.args[a];
-      if (arg.tensorMap) {
-        // A box no wider than the bound extent it tiles.
+      if (arg.tensorMap && arg.tensorMap->shape.empty()) {
+        // A box no wider than the bound extent it tiles (a reshaped map's
+        // buffer is static, its box checked when the manifest was read).
         const Param p = m.tensorMapBuffer(*arg.tensorMap);
         for (size_t d = 0; d < arg.tensorMap->box.size() && d < p.shape.size(); ++d)
           if (arg.tensorMap->box[d] > p.shape[d]) {

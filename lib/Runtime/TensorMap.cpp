@@ -51,11 +51,13 @@ TensorMapEncoding tensorMapEncoding(const TensorMapArg &map,
   e.dataType = param.type == ElementType::f16    ? kFloat16
                : param.type == ElementType::bf16 ? kBFloat16
                                                  : kFloat32;
-  e.rank = unsigned(param.shape.size());
+  const std::vector<int64_t> &shape =
+      map.shape.empty() ? param.shape : map.shape;
+  e.rank = unsigned(shape.size());
   uint64_t stride = elementBytes(param.type);
   for (unsigned d = 0; d < e.rank; ++d) {
     unsigned from = e.rank - 1 - d; // innermost first
-    e.dims[d] = uint64_t(param.shape[from]);
+    e.dims[d] = uint64_t(shape[from]);
     e.box[d] = uint32_t(map.box[from]);
     e.elementStrides[d] = 1;
     if (d > 0)

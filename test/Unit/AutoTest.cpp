@@ -344,12 +344,17 @@ TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
   EXPECT_FALSE(wgmmaTakes("sm_90", f32));
   f32.layout = "mk,nk";
   EXPECT_TRUE(wgmmaTakes("sm_90", f32));
-  // A as (k, m), broadcast maps, a 16-bit C, K not a multiple of 8, a
-  // batch matmul, run-time sizes: no.
+  // A C of A's 16-bit type: the f32 sums rounded once.
+  OpFacts c16 = m;
+  c16.elementType = "bf16";
+  EXPECT_TRUE(wgmmaTakes("sm_90", c16));
+  // A as (k, m), broadcast maps, a 16-bit C of another type, K not a
+  // multiple of 8, a batch matmul's facts with three extents, run-time
+  // sizes: no.
   for (auto change : std::vector<std::function<void(OpFacts &)>>{
            [](OpFacts &o) { o.layout = "km,kn"; },
            [](OpFacts &o) { o.layout = ""; },
-           [](OpFacts &o) { o.elementType = "bf16"; },
+           [](OpFacts &o) { o.elementType = "f16"; },
            [](OpFacts &o) { o.extents[2] = 4100; },
            [](OpFacts &o) { o.name = "linalg.batch_matmul"; },
            [](OpFacts &o) { o.extents[0] = -1; }}) {
@@ -357,6 +362,24 @@ TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
     change(o);
     EXPECT_FALSE(wgmmaTakes("sm_90", o));
   }
+  // A batch matmul (b, m, n, k): 16-bit, K a multiple of 64 (a partial
+  // tile of K would read the next batch); one batch a block, M and N
+  // divided by the tile.
+  OpFacts bmm = matmul16({64, 2048, 2048, 128});
+  bmm.name = "linalg.batch_matmul";
+  bmm.elementType = "bf16";
+  EXPECT_TRUE(wgmmaTakes("sm_90", bmm));
+  EXPECT_EQ(wgmmaBlockTiles(bmm), (std::vector<V>{{1, 128, 256}, {1, 128, 128}}));
+  bmm.extents = {64, 2048, 384, 128};
+  EXPECT_EQ(wgmmaBlockTiles(bmm), (std::vector<V>{{1, 128, 128}}));
+  bmm.extents = {64, 2000, 2048, 128};
+  EXPECT_TRUE(wgmmaBlockTiles(bmm).empty());
+  bmm.extents = {64, 2048, 2048, 96};
+  EXPECT_FALSE(wgmmaTakes("sm_90", bmm));
+  bmm.extents = {64, 2048, 2048, 128};
+  bmm.inputType = "f32";
+  bmm.elementType = "f32";
+  EXPECT_FALSE(wgmmaTakes("sm_90", bmm));
   // Tiles: whole ones, or tails use_wgmma computes (N a multiple of 8, 4
   // for a K-major B); at least one full tile.
   EXPECT_EQ(wgmmaBlockTiles(matmul16({3968, 4864, 4160})),

@@ -188,3 +188,38 @@ TEST(TensorMapTest, AMapOfAParameterAndAScratchBufferIsRefused) {
             std::string::npos)
       << parseError(both);
 }
+
+// A map over a reshaped view of its buffer (use_wgmma's batch matmul sees
+// A (b, M, K) as (b * M, K)): the encoding takes the view's shape; a shape
+// of another element count, or a box of the buffer's rank, is refused.
+TEST(TensorMapTest, ReshapedMaps) {
+  std::string text = replaced(R"("shape": [256, 1024])", R"("shape": [4, 64, 1024])");
+  text = text.replace(text.find(R"("param": 0, "box": [128, 64])"), 28,
+                      R"("param": 0, "shape": [256, 1024], "box": [128, 64])");
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(text, m, error)) << error;
+  const TensorMapArg &map = *m.kernels[0].args[0].tensorMap;
+  EXPECT_EQ(map.shape, (std::vector<int64_t>{256, 1024}));
+  gpu::TensorMapEncoding a = gpu::tensorMapEncoding(map, m.params[0]);
+  EXPECT_EQ(a.rank, 2u);
+  EXPECT_EQ(a.dims[0], 1024u);
+  EXPECT_EQ(a.dims[1], 256u);
+  EXPECT_EQ(a.strides[0], 2048u);
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  EXPECT_EQ(again.kernels[0].args[0].tensorMap->shape, map.shape);
+
+  std::string count = text;
+  count.replace(count.find("[256, 1024], \"box\""), 11, "[255, 1024]");
+  EXPECT_NE(parseError(count).find("tensor_map.shape: holds 261120 elements, "
+                                   "the buffer 262144"),
+            std::string::npos)
+      << parseError(count);
+  std::string rank = text;
+  rank.replace(rank.find("\"box\": [128, 64]"), 16, "\"box\": [1, 128, 64]");
+  EXPECT_NE(parseError(rank).find("tensor_map.box: expected one size per "
+                                  "dimension of the map's shape (2)"),
+            std::string::npos)
+      << parseError(rank);
+}

@@ -111,6 +111,10 @@ struct TensorMapArg {
   /// Or the scratch buffer it maps (a matmul operand the function copied
   /// into a buffer of its own: transpose_operand); `param` is then -1.
   std::optional<int> scratch;
+  /// The shape the map sees its buffer as, outermost first: a row-major
+  /// reshape of a static buffer (a batch matmul's (batch, M, K) operand
+  /// as (batch * M, K)); empty: the buffer's own shape.
+  std::vector<int64_t> shape;
 };
 
 /// A kernel argument: a payload parameter, a scratch buffer, a tensor map

@@ -9,8 +9,12 @@
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Tails.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::transform;
@@ -210,6 +214,149 @@ scf::IfOp tailsAround(linalg::MatmulOp matmul, scf::ForallOp blocks) {
   return ok ? top : scf::IfOp();
 }
 
+/// A batch matmul's block tile as a matmul on 2-D views, for use_wgmma:
+/// the ops made (to erase if use_wgmma refuses), the matmul and where its
+/// tiles lie in the collapsed buffers.
+struct BatchTile {
+  SmallVector<Operation *> made;
+  linalg::MatmulOp matmul;
+  tirx::WgmmaSources sources;
+};
+
+/// The block tile of `batch` (C[b, M, N] += A[b, M, K] * B[b, K, N], its
+/// own maps), one batch a block, as a matmul on views of 2-D buffers:
+/// A (batch, M, K) collapsed to (batch * M, K), B (batch, K, N) to
+/// (batch * K, N) and C (batch, M, N) to (batch * M, N), made in front of
+/// `blocks`; the tile of batch b reads A's and writes C's rows from b * M
+/// (plus the tile's row) and B's K rows from b * K
+/// (tirx::WgmmaSources::rowK). A refusal when the tile is not one batch
+/// of whole static buffers that a block tile of M x N, and TMA's K tiles,
+/// divide (a tile past M, N or K would reach into the next batch).
+DiagnosedSilenceableFailure
+flattenBatchTile(TransformRewriter &rewriter, TransformOpInterface self,
+                 linalg::BatchMatmulOp batch, scf::ForallOp blocks,
+                 BatchTile &tile) {
+  Operation *target = batch;
+  const char *hint = "tile_to_blocks with tile sizes [1, 128, 128] (or [1, "
+                     "128, 256]) on the batch matmul of whole buffers, then "
+                     "use_wgmma";
+  if (!batch.hasPureBufferSemantics() || batch.hasUserDefinedMaps())
+    return reject(self, target, RefusalCode::not_applicable,
+                  "the batch matmul is not on buffers with its own indexing "
+                  "maps (A as (b, m, k), B as (b, k, n))",
+                  "bufferize first; transpose a transposed operand into a "
+                  "buffer of its own");
+  // Each operand: a unit-stride subview, one batch of a static 3-D buffer
+  // with the identity layout in global memory, defined before the blocks.
+  SmallVector<memref::SubViewOp, 3> views;
+  for (Value v : batch->getOperands()) {
+    auto view = v.getDefiningOp<memref::SubViewOp>();
+    MemRefType full = view ? view.getSourceType() : MemRefType();
+    if (!view || !view.hasUnitStride() || !full.hasStaticShape() ||
+        full.getRank() != 3 || !full.getLayout().isIdentity() ||
+        full.getMemorySpace() ||
+        blocks->isAncestor(view.getSource().getParentRegion()->getParentOp()) ||
+        view.getType().getRank() != 3 || !view.getType().hasStaticShape() ||
+        view.getType().getDimSize(0) != 1)
+      return reject(self, target, RefusalCode::not_a_tile,
+                    "an operand is not one batch (a tile of batch size 1) "
+                    "of a static, contiguous 3-D buffer in global memory "
+                    "defined before the blocks: TMA loads the tiles through "
+                    "tensor maps made on the host",
+                    hint);
+    views.push_back(view);
+  }
+  OpFoldResult b = views[0].getMixedOffsets()[0];
+  for (memref::SubViewOp view : views)
+    if (!isEqualConstantIntOrValue(view.getMixedOffsets()[0], b))
+      return reject(self, target, RefusalCode::not_a_tile,
+                    "A, B and C are tiles of different batches", hint);
+  MemRefType fullA = views[0].getSourceType(), fullB = views[1].getSourceType();
+  int64_t m = fullA.getDimSize(1), k = fullA.getDimSize(2),
+          n = fullB.getDimSize(2);
+  // All of K: A's columns and B's rows from 0.
+  for (auto [view, dim] : {std::pair{views[0], 2u}, std::pair{views[1], 1u}})
+    if (!isConstantIntValue(view.getMixedOffsets()[dim], 0) ||
+        view.getType().getDimSize(dim) != k)
+      return reject(self, target, RefusalCode::not_a_tile,
+                    "A or B is not a tile of all of K",
+                    "apply use_wgmma right after tile_to_blocks, without "
+                    "tile_reduction or promote_to_shared (use_wgmma stages "
+                    "the tiles itself)");
+  int64_t bm = views[2].getType().getDimSize(1),
+          bn = views[2].getType().getDimSize(2);
+  Type elem = fullA.getElementType();
+  int64_t tileK = elem.isIntOrFloat() ? tirx::wgmmaTileK(elem) : 0;
+  if (m % bm != 0 || n % bn != 0 || !tileK || k % tileK != 0)
+    return reject(self, target, RefusalCode::not_divisible,
+                  "the " + Twine(bm) + " x " + Twine(bn) + " block tile and "
+                  "TMA's tiles of " + Twine(tileK) + " along K do not "
+                  "divide M x N x K = " + Twine(m) + " x " + Twine(n) + " x " +
+                      Twine(k) +
+                      ": in a batch matmul a tile past them would read and "
+                      "write the next batch",
+                  "pick block tile sizes that divide M and N, or use use_mma "
+                  "(K a multiple of " + Twine(tileK) + ")");
+
+  llvm::scope_exit guard([&] {
+    for (Operation *op : llvm::reverse(tile.made))
+      rewriter.eraseOp(op);
+    tile.made.clear();
+  });
+  Location loc = batch.getLoc();
+  auto made = [&](Value v) {
+    tile.made.push_back(v.getDefiningOp());
+    return v;
+  };
+  // The 2-D views of the whole buffers, before the blocks.
+  rewriter.setInsertionPoint(blocks);
+  SmallVector<Value, 3> flat;
+  for (memref::SubViewOp view : views)
+    flat.push_back(made(memref::CollapseShapeOp::create(
+        rewriter, loc, view.getSource(),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}})));
+  // The tiles, where the batch matmul is.
+  rewriter.setInsertionPoint(batch);
+  MLIRContext *ctx = batch.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  auto rowOf = [&](int64_t rows, OpFoldResult within) -> OpFoldResult {
+    OpFoldResult r = affine::makeComposedFoldedAffineApply(
+        rewriter, loc, d0 * rows + d1, {b, within});
+    if (auto v = dyn_cast<Value>(r); v && v.getDefiningOp() &&
+                                     !llvm::is_contained(tile.made,
+                                                         v.getDefiningOp()))
+      tile.made.push_back(v.getDefiningOp());
+    return r;
+  };
+  OpFoldResult rowA = rowOf(m, views[0].getMixedOffsets()[1]);
+  OpFoldResult rowK = rowOf(k, rewriter.getIndexAttr(0));
+  OpFoldResult rowC = rowOf(m, views[2].getMixedOffsets()[1]);
+  OpFoldResult colB = views[1].getMixedOffsets()[2];
+  OpFoldResult colC = views[2].getMixedOffsets()[2];
+  auto sub = [&](Value full, OpFoldResult row, OpFoldResult col, int64_t rows,
+                 int64_t cols) {
+    SmallVector<OpFoldResult> one(2, rewriter.getIndexAttr(1));
+    return made(memref::SubViewOp::create(
+        rewriter, loc, full, ArrayRef<OpFoldResult>{row, col},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(rows),
+                               rewriter.getIndexAttr(cols)},
+        one));
+  };
+  Value a = sub(flat[0], rowA, rewriter.getIndexAttr(0), bm, k);
+  Value bTile = sub(flat[1], rowK, colB, k, bn);
+  Value c = sub(flat[2], rowC, colC, bm, bn);
+  tile.matmul = linalg::MatmulOp::create(rewriter, loc, ValueRange{a, bTile},
+                                         ValueRange{c});
+  tile.made.push_back(tile.matmul);
+  tile.sources.a = flat[0];
+  tile.sources.b = flat[1];
+  tile.sources.rowA = rowA;
+  tile.sources.colB = colB;
+  tile.sources.rowK = rowK;
+  guard.release();
+  return DiagnosedSilenceableFailure::success();
+}
+
 /// Moves `op` and what it uses from inside `top` to just before `top`
 /// (all of it free of memory effects: index arithmetic and subviews).
 void hoistBefore(RewriterBase &rewriter, Operation *op, scf::IfOp top) {
@@ -236,25 +383,30 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                              ApplyToEachResultList &results,
                              TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
-  DiagnosedSilenceableFailure refusal = DiagnosedSilenceableFailure::success();
-  linalg::MatmulOp matmul = bufferMatmul(self, target, refusal);
-  if (!matmul)
-    return refusal;
+  auto batch = dyn_cast<linalg::BatchMatmulOp>(target);
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (!(batch || (matmul && matmul.hasPureBufferSemantics())))
+    return wrongTarget(self, target,
+                       "a linalg.matmul or linalg.batch_matmul on buffers");
   // B as (n, k) (nn.Linear's x W^T) is K-major, as wgmma reads it without a
-  // transpose; A must be (m, k).
-  std::string why;
-  FailureOr<tirx::MmaLayout> layout = tirx::mmaLayout(matmul, why);
-  if (failed(layout) || layout->transposeA)
-    return reject(self, target, RefusalCode::not_applicable,
-                  (failed(layout) ? why
-                                  : std::string("A is read as (k, m)")) +
-                      "; use_wgmma takes C[m, n] += A[m, k] * B[k, n] with "
-                      "A as (m, k) and B as (k, n) or (n, k)",
-                  failed(layout)
-                      ? "copy the broadcast operand into a full buffer first"
-                      : "transpose A first (a linalg.transpose into an "
-                        "(m, k) buffer)");
-  const bool kMajorB = layout->transposeB;
+  // transpose; A must be (m, k). (A batch matmul's own maps: (b, m, k) and
+  // (b, k, n), checked with its tiles.)
+  tirx::MmaLayout layout;
+  if (matmul) {
+    std::string why;
+    FailureOr<tirx::MmaLayout> found = tirx::mmaLayout(matmul, why);
+    if (failed(found) || found->transposeA)
+      return reject(self, target, RefusalCode::not_applicable,
+                    (failed(found) ? why
+                                   : std::string("A is read as (k, m)")) +
+                        "; use_wgmma takes C[m, n] += A[m, k] * B[k, n] with "
+                        "A as (m, k) and B as (k, n) or (n, k)",
+                    failed(found)
+                        ? "copy the broadcast operand into a full buffer first"
+                        : "transpose A first (a linalg.transpose into an "
+                          "(m, k) buffer)");
+    layout = *found;
+  }
   scf::ForallOp blocks;
   for (Operation *p = target->getParentOp(); p; p = p->getParentOp())
     if (auto forall = dyn_cast<scf::ForallOp>(p);
@@ -271,7 +423,25 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "the target is already split among threads or warps; "
                   "wgmma is executed by whole warpgroups",
                   "apply use_wgmma right after tile_to_blocks");
-
+  // A batch matmul's tile (one batch a block) becomes a matmul on 2-D
+  // views of its buffers; if use_wgmma then refuses, they go again.
+  BatchTile batchTile;
+  // The fill that starts C, found before the 2-D views (which use C's
+  // buffer) stand between it and the blocks.
+  SmallVector<linalg::FillOp, 2> fills =
+      tirx::startFills(cast<linalg::LinalgOp>(target));
+  llvm::scope_exit undo([&] {
+    for (Operation *op : llvm::reverse(batchTile.made))
+      rewriter.eraseOp(op);
+  });
+  if (batch) {
+    if (DiagnosedSilenceableFailure flat =
+            flattenBatchTile(rewriter, self, batch, blocks, batchTile);
+        !flat.succeeded())
+      return flat;
+    matmul = batchTile.matmul;
+  }
+  const bool kMajorB = layout.transposeB;
   if (tirx::isTail(target))
     return reject(self, target, RefusalCode::not_divisible,
                   "the target is a tail tile tile_to_blocks split off: "
@@ -292,7 +462,8 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                     "are static tiles");
   }
   std::optional<WgmmaSources> sources =
-      findWgmmaSources(matmul, blocks, kMajorB);
+      batch ? std::optional(batchTile.sources)
+            : findWgmmaSources(matmul, blocks, kMajorB);
   if (!sources)
     return reject(self, target, RefusalCode::not_a_tile,
                   "A and B are not tiles (unit-stride subviews taking all "
@@ -305,13 +476,16 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   Type elemA = cast<MemRefType>(a.getType()).getElementType();
   Type elemB = cast<MemRefType>(b.getType()).getElementType();
   Type elemC = cast<MemRefType>(c.getType()).getElementType();
+  // The sums are f32; a 16-bit C (torch's f16 matmul) gets them rounded
+  // once, as cuBLAS rounds its f32 accumulators.
   if (elemA != elemB ||
-      !(elemA.isF16() || elemA.isBF16() || elemA.isF32()) || !elemC.isF32()) {
+      !(elemA.isF16() || elemA.isBF16() || elemA.isF32()) ||
+      !(elemC.isF32() || (elemC == elemA && !elemA.isF32()))) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "A, B and C are " << elemA << ", " << elemB << " and " << elemC
        << "; use_wgmma takes f16, bf16 or f32 (as tf32) A and B (alike) "
-          "summed into an f32 C";
+          "summed in f32 into an f32 C (or a C of A's 16-bit type)";
     return reject(self, target, RefusalCode::unsupported_type, text,
                   "use use_mma for other types");
   }
@@ -427,7 +601,6 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   // own) goes.
   linalg::FillOp startFill;
   if (!options.epilogue && !tails) {
-    SmallVector<linalg::FillOp, 2> fills = tirx::startFills(matmul);
     if (fills.size() == 1) {
       startFill = fills.front();
       options.start = startFill.getInputs().front();
@@ -448,8 +621,17 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   if (failed(forall))
     return reject(self, target, RefusalCode::not_applicable,
                   "the matmul could not be rewritten");
+  undo.release();
   if (startFill)
     rewriter.eraseOp(startFill);
+  if (batch) {
+    // The batch matmul and its 3-D tiles, replaced by the 2-D ones.
+    SmallVector<Value, 3> views(batch->getOperands());
+    rewriter.eraseOp(batch);
+    for (Value v : views)
+      if (Operation *view = v.getDefiningOp(); view && view->use_empty())
+        rewriter.eraseOp(view);
+  }
   results.push_back(*forall);
   return DiagnosedSilenceableFailure::success();
 }

@@ -218,6 +218,17 @@ std::optional<rt::TensorMapArg> tensorMapOf(Value operand,
   Value source = create.getTensor();
   if (auto cast = source.getDefiningOp<memref::CastOp>())
     source = cast.getSource();
+  // A collapsed view of a static buffer (use_wgmma's batch matmul): the map
+  // sees the buffer in the view's shape.
+  std::vector<int64_t> shape;
+  if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
+    MemRefType view = collapse.getResultType();
+    if (!view.hasStaticShape() || !view.getLayout().isIdentity() ||
+        !collapse.getSrcType().getLayout().isIdentity())
+      return std::nullopt;
+    shape.assign(view.getShape().begin(), view.getShape().end());
+    source = collapse.getSrc();
+  }
   // A buffer parameter, or a buffer the function allocates (a scratch
   // buffer: transpose_operand's copy of a matmul operand).
   auto arg = dyn_cast<BlockArgument>(source);
@@ -227,6 +238,7 @@ std::optional<rt::TensorMapArg> tensorMapOf(Value operand,
     return std::nullopt;
   rt::TensorMapArg map;
   map.param = isParam ? int(arg.getArgNumber()) : -1;
+  map.shape = std::move(shape);
   for (Value size : create.getBoxDimensions()) {
     std::optional<int64_t> c = getConstantIntValue(size);
     if (!c)

@@ -115,9 +115,18 @@ static void emitEpilogue(RewriterBase &rewriter, Location loc,
     return vector::BroadcastOp::create(rewriter, loc, widen(scalar.getType()),
                                        scalar);
   };
+  // The sums are f32; a 16-bit tile holds them rounded once.
   Value start = linalg::FillOp(epilogue.fill).getInputs()[0];
-  if (!matchPattern(start, m_AnyZeroFloat()))
-    sums = arith::AddFOp::create(rewriter, loc, sums, broadcast(start));
+  auto sumsType = cast<VectorType>(sums.getType());
+  if (!matchPattern(start, m_AnyZeroFloat())) {
+    Value s = broadcast(start);
+    if (s.getType() != sumsType)
+      s = arith::ExtFOp::create(rewriter, loc, sumsType, s);
+    sums = arith::AddFOp::create(rewriter, loc, sums, s);
+  }
+  Type elemTile = cast<MemRefType>(tile.getType()).getElementType();
+  if (elemTile != sumsType.getElementType())
+    sums = arith::TruncFOp::create(rewriter, loc, widen(elemTile), sums);
   Block *body = consumer.getBody();
   IRMapping values;
   for (OpOperand &operand : consumer->getOpOperands()) {
@@ -237,6 +246,8 @@ struct Staging {
   /// The buffer, its address and the bytes to its first 1024-byte boundary.
   Value raw, address, pad;
   Value full, empty, mapA, mapB, row0, col0, tid, isFirst, isLane0;
+  /// B's first row of K (a batch's, in a collapsed (batch * K, N) buffer).
+  Value rowK;
 
   MemRefType smemType(ArrayRef<int64_t> shape, Type type) const {
     return MemRefType::get(
@@ -275,7 +286,8 @@ struct Staging {
                         smemType({kWgmmaTileK, kWgmmaTileK}, elem));
       nvgpu::TmaAsyncLoadOp::create(
           rewriter, loc, dstB, full, mapB,
-          ValueRange{b.add(col0, j * kWgmmaTileK), k0}, stage, Value(),
+          ValueRange{b.add(col0, j * kWgmmaTileK), b.add(k0, rowK)}, stage,
+          Value(),
           Value());
     }
   }
@@ -546,6 +558,10 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   rewriter.setInsertionPoint(matmul);
   Value row0 = getValueOrCreateConstantIndexOp(rewriter, loc, sources.rowA);
   Value col0 = getValueOrCreateConstantIndexOp(rewriter, loc, sources.colB);
+  Value rowK = sources.rowK ? getValueOrCreateConstantIndexOp(
+                                  rewriter, loc, sources.rowK)
+                            : Value(arith::ConstantIndexOp::create(
+                                  rewriter, loc, 0));
   Value raw = memref::AllocOp::create(
       rewriter, loc,
       smemType({wgmmaSharedBytes(bm, bn, stages)}, rewriter.getI8Type()));
@@ -579,7 +595,7 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
                   kTiles,   tileK,  aBytes,  bBytes,    bBase,
                   sources.kMajorB,  raw,     address,   pad,  full,
                   empty,    mapA,   mapB,    row0,      col0,
-                  tid,      isFirst, isLane0};
+                  tid,      isFirst, isLane0, rowK};
   b.ifThen(isFirst, [&] {
     for (int64_t s = 0; s < stages; ++s) {
       nvgpu::MBarrierInitOp::create(rewriter, loc, full, b.cst(1), b.cst(s),
@@ -620,6 +636,17 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   // consumer on them).
   gpu::BarrierOp::create(rewriter, loc);
   auto vec4 = VectorType::get({4}, f32);
+  // A 16-bit C: the f32 sums (C's old value or the fill's added) rounded
+  // once, as cuBLAS rounds its f32 accumulators.
+  Type elemC = typeC.getElementType();
+  auto vec4C = VectorType::get({4}, elemC);
+  auto toC = [&](Value v) -> Value {
+    return elemC == f32 ? v : arith::TruncFOp::create(rewriter, loc, vec4C, v);
+  };
+  auto fromC = [&](Value v) -> Value {
+    return elemC == f32 ? v
+                        : arith::ExtFOp::create(rewriter, loc, vec4, v);
+  };
   scf::ForOp::create(
       rewriter, loc, tid, b.cst(bm * bn / 4), b.cst(threads), ValueRange{},
       [&](OpBuilder &, Location, Value v, ValueRange) {
@@ -647,14 +674,17 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
           if (!matchPattern(options.start, m_AnyZeroFloat()))
             sum = arith::AddFOp::create(
                 rewriter, loc,
-                vector::BroadcastOp::create(rewriter, loc, vec4, options.start),
+                fromC(vector::BroadcastOp::create(rewriter, loc, vec4C,
+                                                  options.start)),
                 add);
-          vector::StoreOp::create(rewriter, loc, sum, cTile, ValueRange{r, c});
+          vector::StoreOp::create(rewriter, loc, toC(sum), cTile,
+                                  ValueRange{r, c});
         } else {
-          Value old = vector::LoadOp::create(rewriter, loc, vec4, cTile,
+          Value old = vector::LoadOp::create(rewriter, loc, vec4C, cTile,
                                              ValueRange{r, c});
-          Value sum = arith::AddFOp::create(rewriter, loc, old, add);
-          vector::StoreOp::create(rewriter, loc, sum, cTile, ValueRange{r, c});
+          Value sum = arith::AddFOp::create(rewriter, loc, fromC(old), add);
+          vector::StoreOp::create(rewriter, loc, toC(sum), cTile,
+                                  ValueRange{r, c});
         }
         rewriter.setInsertionPointToEnd(loopBody);
         scf::YieldOp::create(rewriter, loc);

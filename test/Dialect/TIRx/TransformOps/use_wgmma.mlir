@@ -99,7 +99,7 @@ func.func @generic(%x: memref<64xf32>) {
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{not_applicable: the target is linalg.generic, not a linalg.matmul on buffers}}
+    // expected-error @below {{not_applicable: the target is linalg.generic, not a linalg.matmul or linalg.batch_matmul on buffers}}
     %w = transform.tirx.use_wgmma %g : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
@@ -189,18 +189,19 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: f16 sums.
-func.func @f16_sums(%A: memref<128x64xf16>, %B: memref<64x128xf16>, %C: memref<128x128xf16>) {
+// Refused: f16 products summed into an integer C (wgmma sums in f32, which
+// use_wgmma stores as f32 or rounds to A's 16-bit type).
+func.func @f16_sums(%A: memref<128x64xf16>, %B: memref<64x128xf16>, %C: memref<128x128xi32>) {
   // expected-note @below {{linalg.matmul#0}}
   linalg.matmul ins(%A, %B : memref<128x64xf16>, memref<64x128xf16>)
-                outs(%C : memref<128x128xf16>)
+                outs(%C : memref<128x128xi32>)
   return
 }
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{unsupported_type: A, B and C are f16, f16 and f16}}
+    // expected-error @below {{unsupported_type: A, B and C are f16, f16 and i32; use_wgmma takes f16, bf16 or f32 (as tf32) A and B (alike) summed in f32 into an f32 C (or a C of A's 16-bit type)}}
     // expected-note @below {{hint: use use_mma for other types}}
     %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
