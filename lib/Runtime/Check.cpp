@@ -846,6 +846,19 @@ Comparison compareSensitive(const std::string &name, ElementType type,
   double tiny = isFloatType(type)
                     ? 2 * std::ldexp(1.0, smallestSubnormalExponent(type))
                     : 0;
+  // f16 sums of K f16 products on tensor cores (an f16 C, f16 math): the
+  // reference rounds each product to f16, and below f16's normal range
+  // onto the subnormal grid (2^-24 apart), where the tensor cores' exact
+  // products are not rounded. Each rounding is off by up to half a step
+  // (uniform: sd = step / sqrt(12)); the largest of n sums of K of them is
+  // about maxOfDraws(n) sqrt(K / 12) steps. Inputs of normal size never
+  // see this floor (the RMS slack is far above it); tiny ones ('denormal'
+  // adversarial inputs, whose products all underflow to 0 in the
+  // reference) would otherwise fail a more accurate sum.
+  if (math == "f16" && type == ElementType::f16 && reductionLength > 0)
+    tiny = std::max(tiny, (maxOfDraws(n) + 2) *
+                              std::sqrt(double(reductionLength) / 12) *
+                              std::ldexp(1.0, smallestSubnormalExponent(type)));
   ChunkCheck all = combine(mapChunks<ChunkCheck>(n, [&](size_t begin,
                                                          size_t end) {
     ChunkCheck part;

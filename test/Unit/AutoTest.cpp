@@ -344,10 +344,14 @@ TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
   EXPECT_FALSE(wgmmaTakes("sm_90", f32));
   f32.layout = "mk,nk";
   EXPECT_TRUE(wgmmaTakes("sm_90", f32));
-  // A C of A's 16-bit type: the f32 sums rounded once.
+  // An f16 C of f16 products: the f32 sums rounded once. A bf16 C is left
+  // to routes that sum in bf16 as the reference does.
   OpFacts c16 = m;
-  c16.elementType = "bf16";
+  c16.inputType = "f16";
+  c16.elementType = "f16";
   EXPECT_TRUE(wgmmaTakes("sm_90", c16));
+  c16.inputType = c16.elementType = "bf16";
+  EXPECT_FALSE(wgmmaTakes("sm_90", c16));
   // A as (k, m), broadcast maps, a 16-bit C of another type, K not a
   // multiple of 8, a batch matmul's facts with three extents, run-time
   // sizes: no.
@@ -367,7 +371,8 @@ TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
   // divided by the tile.
   OpFacts bmm = matmul16({64, 2048, 2048, 128});
   bmm.name = "linalg.batch_matmul";
-  bmm.elementType = "bf16";
+  bmm.inputType = "f16";
+  bmm.elementType = "f16";
   EXPECT_TRUE(wgmmaTakes("sm_90", bmm));
   EXPECT_EQ(wgmmaBlockTiles(bmm), (std::vector<V>{{1, 128, 256}, {1, 128, 128}}));
   bmm.extents = {64, 2048, 384, 128};

@@ -667,3 +667,31 @@ TEST(Counters, AchievedFiguresJudgeTheBottleneck) {
   EXPECT_FALSE(same.achievedOccupancy.has_value());
   EXPECT_EQ(same.counters.note, "ncu not found");
 }
+
+// f16 sums of f16 products on tensor cores (use_wgmma's f16 C) against the
+// reference's f16 products: on 'denormal' inputs every product underflows
+// to 0 in the reference, while the tensor cores sum them exactly. A few
+// subnormal steps off pass under f16 math with K = 4096 (not under ieee,
+// which has no such rounding); a normal-sized error never does.
+TEST(SensitivityRule, F16SumsOfUnderflowingProducts) {
+  auto halves = [](std::vector<uint16_t> v) {
+    std::vector<uint8_t> b(v.size() * 2);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  std::vector<uint8_t> want = halves({0, 0, 0, 0});
+  std::vector<double> delta(4, 0.0);
+  // 4 x 2^-24 (2.4e-7) and -3 x 2^-24.
+  std::vector<uint8_t> near = halves({0x0004, 0x8003, 0, 0x0001});
+  EXPECT_TRUE(compareSensitive("c", ElementType::f16, near, want, delta, "f16",
+                               4096)
+                  .pass);
+  EXPECT_FALSE(compareSensitive("c", ElementType::f16, near, want, delta,
+                                "ieee", 4096)
+                   .pass);
+  // 1.0e-4, a normal f16.
+  std::vector<uint8_t> far = halves({0x068E, 0, 0, 0});
+  EXPECT_FALSE(compareSensitive("c", ElementType::f16, far, want, delta, "f16",
+                                4096)
+                   .pass);
+}

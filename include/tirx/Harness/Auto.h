@@ -183,8 +183,9 @@ struct Step {
 /// Whether `use_wgmma` takes `op` on `chip` (sm_90 or sm_90a: the lowering
 /// takes sm_90 as sm_90a): a linalg.matmul of static extents reading A as
 /// (m, k), f16 or bf16 A (either B) or f32 A with B held as (n, k) (tf32:
-/// wgmma reads 32-bit operands K-major only), an f32 C or one of A's 16-bit
-/// type, K a multiple of 8 (16-bit) or 4 (f32): TMA's rows of A are 16-byte
+/// wgmma reads 32-bit operands K-major only), an f32 C or, with f16 A and
+/// B, an f16 C (a bf16 C stays where the sums are bf16, as the reference's
+/// are), K a multiple of 8 (16-bit) or 4 (f32): TMA's rows of A are 16-byte
 /// multiples. A linalg.batch_matmul likewise, 16-bit, B as (b, k, n) and K
 /// a multiple of 64 (a partial tile of K would read the next batch).
 bool wgmmaTakes(const std::string &chip, const OpFacts &op);

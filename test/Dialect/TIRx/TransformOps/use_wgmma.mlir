@@ -201,7 +201,7 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{unsupported_type: A, B and C are f16, f16 and i32; use_wgmma takes f16, bf16 or f32 (as tf32) A and B (alike) summed in f32 into an f32 C (or a C of A's 16-bit type)}}
+    // expected-error @below {{unsupported_type: A, B and C are f16, f16 and i32; use_wgmma takes f16, bf16 or f32 (as tf32) A and B (alike) summed in f32 into an f32 C (or an f16 C of f16 A and B)}}
     // expected-note @below {{hint: use use_mma for other types}}
     %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
@@ -495,6 +495,27 @@ module attributes {transform.with_named_sequence} {
     // expected-error @below {{not_applicable: A is read as (k, m); use_wgmma takes C[m, n] += A[m, k] * B[k, n] with A as (m, k) and B as (k, n) or (n, k)}}
     // expected-note @below {{hint: transpose A first (a linalg.transpose into an (m, k) buffer)}}
     %w = transform.tirx.use_wgmma %m : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: a bf16 C (the reference sums in bf16, too far from f32 sums
+// for a check to allow over a long K).
+func.func @bf16_c(%A: memref<128x64xbf16>, %B: memref<64x128xbf16>, %C: memref<128x128xbf16>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul ins(%A, %B : memref<128x64xbf16>, memref<64x128xbf16>)
+                outs(%C : memref<128x128xbf16>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{unsupported_type: A, B and C are bf16, bf16 and bf16; use_wgmma takes f16, bf16 or f32 (as tf32) A and B (alike) summed in f32 into an f32 C (or an f16 C of f16 A and B)}}
+    // expected-note @below {{hint: use use_mma for other types}}
+    %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }

@@ -613,7 +613,7 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
       "description": "consumer warpgroups (128 threads each): 1 computes the whole tile (M 64 or 128), 2 split M = 128 into two halves of 64 rows"}}},
    "preconditions": ["the target is a linalg.matmul on buffers, A read as (m, k) and B as (k, n) or (n, k) (K-major: nn.Linear's x W^T; no broadcast), inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
                      "or a linalg.batch_matmul on buffers (its own maps: A (b, m, k), B (b, k, n)) tiled one batch a block ([1, BM, BN]), whose block tile divides M and N and whose K is a multiple of TMA's tile (64 16-bit elements): a tile past them would read or write the next batch",
-                     "A and B are alike f16 or bf16, or f32 (multiplied as tf32) with B held as (n, k): wgmma reads 32-bit operands K-major only; C is f32, or of A's 16-bit type (the f32 sums rounded once); the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
+                     "A and B are alike f16 or bf16, or f32 (multiplied as tf32) with B held as (n, k): wgmma reads 32-bit operands K-major only; C is f32, or f16 with f16 A and B (the f32 sums rounded once; a bf16 C is refused: the reference sums in bf16, which drifts too far from f32 sums over a long K); the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
                      "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, or the tails are those tile_to_blocks split off (computed by the full tile's schedule, stores guarded; the target is the full tile's matmul, or all of them; N a multiple of 8, of 4 with a K-major B); the rows of A a multiple of 16 bytes: K a multiple of 8 (16-bit) or 4 (f32) (a last partial tile of K is zero-filled by TMA)",
                      "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory",
                      "a C in shared memory is fuse_into's tile of the matmul in its consumer's block loop: started by one linalg.fill and read by one elementwise linalg.generic (identity maps on the tile and its output; other inputs read along the rows or broadcast), which the epilogue computes"]}
@@ -621,7 +621,7 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
   let summary = "Compute a block's matmul tile with Hopper's wgmma, fed by TMA";
   let description = [{
     Rewrites the block's `C[M, N] += A[M, K] * B[K, N]` (16-bit A and B, f32
-    C or one of A's type; or f32 A and B in tf32 with B held as (n, k),
+    C, or an f16 C of f16 A and B; or f32 A and B in tf32 with B held as (n, k),
     below) for sm_90a: a
     forall of `128 x warpgroups` threads (`#gpu.thread<x>`)
     in which thread 0 loads tiles of 128 bytes along K with TMA (64 16-bit
@@ -673,11 +673,15 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     kernel, the sums never in global memory
     (`examples/recipes/matmul_bias_gelu_bf16-wgmma.json`).
 
-    A 16-bit C (torch's f16 and bf16 matmuls): the sums are f32 all the
-    same, in registers and in shared memory, and rounded once to C's type
-    where they are stored (C's old value, or the fill's, widened and added
-    first), as cuBLAS rounds its f32 accumulators. The check compares them
-    with the reference at the tolerance of a 16-bit sum.
+    An f16 C (torch's f16 matmul): the sums are f32 all the same, in
+    registers and in shared memory, and rounded once to f16 where they are
+    stored (C's old value, or the fill's, widened and added first), as
+    cuBLAS rounds its f32 accumulators. The check compares them with the
+    reference (f16 products and sums) at the tolerance of an f16 sum, with
+    a floor for the reference's products that underflow. A bf16 C is
+    refused: the reference sums in bf16, which drifts from f32 sums by
+    about 2^-8 sqrt(K / 2) of the RMS, more than a check that still
+    catches a wrong kernel could allow.
 
     Batch matmuls: a `linalg.batch_matmul` tiled one batch a block
     (`tile_to_blocks` with tile sizes `[1, BM, BN]`) is a matmul on 2-D
@@ -723,7 +727,7 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     subview, taking all of K, of a buffer the host holds: the reduction was
     tiled, or the operands were promoted; a batch matmul's tile of more
     than one batch, or of another batch in A, B and C), `unsupported_type`
-    (not 16-bit or f32 A and B with an f32 C or one of A's 16-bit type, or
+    (not 16-bit or f32 A and B with an f32 C or an f16 C of f16 ones, or
     f32 with B held as (k, n)),
     `bad_block_size` (a block tile wgmma cannot take), `not_divisible` (M
     or N not multiples of the tile without tile_to_blocks' tails around

@@ -380,7 +380,7 @@ std::optional<WgmmaSources> findWgmmaSources(linalg::MatmulOp matmul,
 int64_t wgmmaSharedBytes(int64_t bm, int64_t bn, int64_t stages);
 
 /// Rewrites a block's matmul C[BM, BN] += A[BM, K] * B[K, BN] (f16 or bf16,
-/// f32 C or one of A's type) into a forall of 128 * warpgroups threads that stage A and B in
+/// f32 C, or f16 C of f16 A and B) into a forall of 128 * warpgroups threads that stage A and B in
 /// shared memory with TMA (tensor maps created before `blocks`, 128-byte
 /// swizzle, an mbarrier per stage), multiply them with
 /// nvgpu.warpgroup.mma, and add the sums to C through shared memory.
@@ -393,8 +393,8 @@ int64_t wgmmaSharedBytes(int64_t bm, int64_t bn, int64_t stages);
 ///
 /// Assumes (use_wgmma checks them): findWgmmaSources finds the sources,
 /// `blocks` is the forall mapped to blocks around `matmul`, A and B are
-/// alike f16 or bf16 (or f32 with a K-major B) and C f32 or of A's type
-/// (the sums are f32 all the same, rounded once to C's type), the rows of A
+/// alike f16 or bf16 (or f32 with a K-major B) and C f32 (or f16 with f16
+/// A and B: the sums are f32 all the same, rounded once to f16), the rows of A
 /// (and of a K-major B) are a multiple of 16 bytes (as tensor maps need; a
 /// last partial tile of K is zero-filled by TMA), BM is
 /// 64 * warpgroups (or 128 with one), BN a multiple of 64 up to 256. With
