@@ -322,7 +322,9 @@ flattenBatchTile(TransformRewriter &rewriter, TransformOpInterface self,
   auto rowOf = [&](int64_t rows, OpFoldResult within) -> OpFoldResult {
     OpFoldResult r = affine::makeComposedFoldedAffineApply(
         rewriter, loc, d0 * rows + d1, {b, within});
-    if (auto v = dyn_cast<Value>(r); v && v.getDefiningOp() &&
+    // Only an op made here (nothing uses it yet) is ours to erase: a
+    // folded row may be a value the payload already had.
+    if (auto v = dyn_cast<Value>(r); v && v.getDefiningOp() && v.use_empty() &&
                                      !llvm::is_contained(tile.made,
                                                          v.getDefiningOp()))
       tile.made.push_back(v.getDefiningOp());

@@ -181,3 +181,39 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A batch of one whose block row is a value the payload computes (not an
+// affine.apply): the 2-D views' rows fold to it (0 * 256 + row). The
+// refusal (too_wide, after the views are made) erases only what use_wgmma
+// made; the payload's row and its uses stay.
+// CHECK-LABEL: func.func @bmm_folded_row
+//       CHECK:   scf.forall (%[[I:.*]]) in (2) {
+//       CHECK:     %[[ROW:.*]] = arith.muli %[[I]]
+//       CHECK:     memref.subview %{{.*}}[0, %[[ROW]], 0]
+//       CHECK:     memref.subview %{{.*}}[0, %[[ROW]], 0]
+//       CHECK:     linalg.batch_matmul
+//   CHECK-NOT:   memref.collapse_shape
+func.func @bmm_folded_row(%A: memref<1x256x64xf16>, %B: memref<1x64x256xf16>, %C: memref<1x256x256xf32>) {
+  %c128 = arith.constant 128 : index
+  scf.forall (%i) in (2) {
+    %row = arith.muli %i, %c128 : index
+    %a = memref.subview %A[0, %row, 0] [1, 128, 64] [1, 1, 1] : memref<1x256x64xf16> to memref<1x128x64xf16, strided<[16384, 64, 1], offset: ?>>
+    %b = memref.subview %B[0, 0, 0] [1, 64, 256] [1, 1, 1] : memref<1x64x256xf16> to memref<1x64x256xf16, strided<[16384, 256, 1]>>
+    %c = memref.subview %C[0, %row, 0] [1, 128, 256] [1, 1, 1] : memref<1x256x256xf32> to memref<1x128x256xf32, strided<[65536, 256, 1], offset: ?>>
+    linalg.batch_matmul ins(%a, %b : memref<1x128x64xf16, strided<[16384, 64, 1], offset: ?>>, memref<1x64x256xf16, strided<[16384, 256, 1]>>)
+                        outs(%c : memref<1x128x256xf32, strided<[65536, 256, 1], offset: ?>>)
+  } {mapping = [#gpu.block<x>]}
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.batch_matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.sequence %m : !transform.any_op failures(suppress) {
+    ^bb0(%tile: !transform.any_op):
+      %w = transform.tirx.use_wgmma %tile : (!transform.any_op) -> !transform.any_op
+    }
+    transform.yield
+  }
+}
