@@ -92,12 +92,16 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--samples", type=int, default=0,
                     help="samples per kernel, tirx-run and peers alike (0: tirx-run's rule)")
+    ap.add_argument("--bundles", default="",
+                    help="the suite bundles (suite-<name>, suite-<name>-ref); "
+                         "default BUILD/integration-bundles (check_suite.py "
+                         "--bundles writes a recipe variant's)")
     args = ap.parse_args()
     from timing import Timer
     timer = Timer()
     out = args.out or os.path.join(args.build, "bench", "suite")
     os.makedirs(out, exist_ok=True)
-    bundles = os.path.join(args.build, "integration-bundles")
+    bundles = args.bundles or os.path.join(args.build, "integration-bundles")
     names = sorted(torch_ref.table().keys())
     if args.only:
         names = [n for n in names if n in args.only.split(",")]

@@ -161,8 +161,15 @@ std::vector<int64_t> mlir::tirx::splitParts(int64_t extent) {
 }
 
 std::vector<int64_t> mlir::tirx::columnSplitParts(int64_t outputs,
-                                                  int64_t extent) {
-  constexpr int64_t kFilled = int64_t(1) << 17, kTarget = int64_t(1) << 19;
+                                                  int64_t extent,
+                                                  int64_t width) {
+  // About 2^16 threads of `width` adjacent columns (vectors: 4 f32 a thread,
+  // 32 parts of 8192 columns, 75.7 us on the H200 against 77.3 for 64 parts
+  // and 83.0 for 128, whose partials the combining threads read longer);
+  // a column a thread: 2^19 (session 8's 64 parts).
+  constexpr int64_t kFilled = int64_t(1) << 17;
+  const int64_t kTarget =
+      width > 1 ? (int64_t(1) << 16) * width : int64_t(1) << 19;
   std::vector<int64_t> parts;
   if (outputs <= 0 || outputs >= kFilled || extent <= 0)
     return parts;
@@ -312,9 +319,17 @@ bool mlir::tirx::wgmmaTakes(const std::string &chip, const OpFacts &op) {
 std::vector<std::vector<int64_t>>
 mlir::tirx::wgmmaBlockTiles(const OpFacts &op) {
   std::vector<std::vector<int64_t>> out;
+  // A short K (two 64-wide steps or fewer) leaves a block mostly its
+  // prologue and the store of C: 128 x 128 tiles first, twice the blocks to
+  // overlap them (bmm_f16, K = 128, on the H200: 252.5 us against 309.9 us
+  // for 128 x 256).
+  bool shortK = !op.extents.empty() && op.extents.back() > 0 &&
+                op.extents.back() <= 2 * 64;
+  std::vector<int64_t> widths =
+      shortK ? std::vector<int64_t>{128, 256} : std::vector<int64_t>{256, 128};
   if (op.name == "linalg.batch_matmul") {
     if (op.extents.size() == 4)
-      for (int64_t bn : {256, 128})
+      for (int64_t bn : widths)
         if (op.extents[1] % 128 == 0 && op.extents[2] % bn == 0)
           out.push_back({1, 128, bn});
     return out;
@@ -323,7 +338,7 @@ mlir::tirx::wgmmaBlockTiles(const OpFacts &op) {
     return out;
   int64_t m = op.extents[0], n = op.extents[1];
   int64_t tailAlign = op.layout == "mk,nk" ? 4 : 8;
-  for (int64_t bn : {256, 128})
+  for (int64_t bn : widths)
     if (m >= 128 && n >= bn &&
         ((m % 128 == 0 && n % bn == 0) || n % tailAlign == 0))
       out.push_back({128, bn});
@@ -350,7 +365,17 @@ std::optional<Step> wgmmaStep(const std::string &chip, const OpFacts &op,
           ": wgmma fed by TMA (Hopper)";
   s.optional = true;
   s.key = key;
+  // No more stages than K has steps of 64 (two at least): a stage never
+  // filled only takes shared memory from other blocks.
+  int64_t steps = op.extents.back() > 0 ? llvm::divideCeil(op.extents.back(), 64)
+                                        : 4;
+  std::vector<int64_t> stageCounts;
   for (int64_t stages : {4, 3})
+    if (stages <= std::max<int64_t>(2, steps))
+      stageCounts.push_back(stages);
+  if (stageCounts.empty())
+    stageCounts.push_back(std::max<int64_t>(2, steps));
+  for (int64_t stages : stageCounts)
     s.candidates.push_back(action(
         "use_wgmma",
         json::Object{{"stages", stages}, {"warpgroups", groups}}, &op));
@@ -577,6 +602,16 @@ bool reducedInBlock(const OpFacts &op) {
          reductionKindOf(op) == ReductionKind::InBlock;
 }
 
+/// Whether tile_to_threads will give `op`'s threads the fill that starts
+/// its outputs: a reduction opSteps maps a thread per output (or run of
+/// outputs), still whole or in its blocks.
+bool threadStarted(const OpFacts &op) {
+  return anyReduction(op) && !dynamic(op) && op.name != "linalg.matmul" &&
+         op.name != "linalg.batch_matmul" &&
+         (op.stage == Stage::Top || op.stage == Stage::Block) &&
+         !reducedInBlock(op);
+}
+
 /// The steps of any other linalg op. `rowThreads`: the block's threads when
 /// the op is in a row block (a fused normalization): its reduction shares
 /// the row among them, an elementwise op splits the row among them.
@@ -591,8 +626,12 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   ReductionKind kind =
       reduces ? reductionKindOf(op) : ReductionKind::InBlock;
   // A 4-D op's thread tile is as contiguous as a 3-D one's: vectors too.
-  bool vectorizable =
-      !reduces && op.contiguous && (n <= 3 || op.stage == Stage::Thread);
+  // A column reduction's vectors run along its columns (vectorize keeps the
+  // reduction loops as the thread's loops, the partial results carried).
+  bool columnVectors = reduces && kind == ReductionKind::Columns &&
+                       n >= 1 && !op.reduction[n - 1] && !op.indexReduction;
+  bool vectorizable = (!reduces || columnVectors) && op.contiguous &&
+                      (n <= 3 || op.stage == Stage::Thread);
   bool transposed = !reduces && n == 2 && op.stridedInput >= 0 &&
                     op.extents[0] > 0 && op.extents[0] % 64 == 0 &&
                     op.extents[1] > 0 && op.extents[1] % 64 == 0;
@@ -683,8 +722,11 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     if (reduces && kind == ReductionKind::Columns && !dynamic(op) &&
         reductionExtents.size() == 1 && op.outputs == 1 &&
         !has(skipped, splitKey)) {
+      int64_t width =
+          vectorizable ? vectorWidths(op.elementBytes, op.extents.back()).front()
+                       : 1;
       for (int64_t p : columnSplitParts(product(parallelExtents),
-                                        reductionExtents.front()))
+                                        reductionExtents.front(), width))
         s.candidates.push_back(action(
             "split_reduction",
             json::Object{
@@ -725,6 +767,17 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     if (t && !reduces && n == 1 && vectorizable && t->width < widest &&
         op.extents[0] >= 65536)
       t = std::nullopt;
+    // A column reduction's threads each run down their columns, whose
+    // loads wait on one another: blocks of a warp or more, at least 64 of
+    // them (8192 columns 4-wide: 64 blocks of 32 threads, not 8 of 256,
+    // which leave 124 SMs idle).
+    if (t && reduces && kind == ReductionKind::Columns &&
+        !t->blockTile.empty()) {
+      int64_t &inner = t->blockTile.back();
+      while (inner % 2 == 0 && inner / 2 >= 32 * t->width &&
+             product(tiled) / product(t->blockTile) < 64)
+        inner /= 2;
+    }
     std::vector<int64_t> sizes;
     if (t) {
       size_t j = 0;
@@ -833,9 +886,10 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
       // Several vectors a thread: cyclic, so that a warp's accesses are
       // contiguous (a blocked run of 8 f32 a lane spans 1 KiB a warp).
       json::Object params{{"elements_per_thread", ints(full)}};
-      if (int64_t run = dynamic(op) ? 0
-                                    : cyclicChunk(per.back(), op.elementBytes,
-                                                  vectorizable))
+      if (int64_t run = dynamic(op) || reduces
+                            ? 0
+                            : cyclicChunk(per.back(), op.elementBytes,
+                                          vectorizable))
         params["chunk"] = run;
       s.candidates.push_back(action("tile_to_threads", std::move(params), &op));
     }
@@ -955,11 +1009,16 @@ std::optional<Step> rowChainStep(const PayloadFacts &facts,
   if (facts.ops.empty())
     return std::nullopt;
   const OpFacts &last = facts.ops.back();
-  if (last.name != "linalg.generic" || last.extents.size() != 2 ||
-      anyReduction(last) || dynamic(last) || !last.contiguous ||
-      last.stridedInput >= 0)
+  // A row reduction's epilogue: elementwise on its [rows] result (a mean's
+  // division), in the same row block: one kernel, not a second reading the
+  // sums back (rowmean).
+  bool epilogue = last.name == "linalg.generic" && last.extents.size() == 1 &&
+                  !anyReduction(last) && !dynamic(last) && !last.readsOutput;
+  if (last.name != "linalg.generic" ||
+      (last.extents.size() != 2 && !epilogue) || anyReduction(last) ||
+      dynamic(last) || !last.contiguous || last.stridedInput >= 0)
     return std::nullopt;
-  int64_t columns = last.extents[1];
+  int64_t columns = epilogue ? 0 : last.extents[1];
   if (last.stage == Stage::Top) {
     std::string key = opKey("row_block", last);
     bool isChain = facts.ops.size() >= 2 && !has(skipped, key);
@@ -967,7 +1026,11 @@ std::optional<Step> rowChainStep(const PayloadFacts &facts,
     for (const OpFacts &op : facts.ops) {
       isChain &= op.stage == Stage::Top &&
                  (op.name == "linalg.fill" || op.name == "linalg.generic");
-      reduction |= rowReduction(op, columns) && op.extents[0] == last.extents[0];
+      reduction |= (epilogue ? op.extents.size() == 2 &&
+                                   op.reduction ==
+                                       std::vector<bool>{false, true}
+                             : rowReduction(op, columns)) &&
+                   op.extents[0] == last.extents[0];
     }
     if (!isChain || !reduction)
       return std::nullopt;
@@ -996,7 +1059,9 @@ std::optional<Step> rowChainStep(const PayloadFacts &facts,
     s.candidates.push_back(action("fuse_into", json::Object{}, producer));
     return s;
   }
-  chain = RowChain{columns, last.elementBytes};
+  // An epilogue's block: the reduction's own rules (its threads).
+  if (!epilogue)
+    chain = RowChain{columns, last.elementBytes};
   return std::nullopt;
 }
 } // namespace
@@ -1047,7 +1112,7 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
         return o.name + "#" + std::to_string(o.index) == op.starts;
       });
       if (started != facts.ops.end() &&
-          (reducedInBlock(*started) ||
+          (reducedInBlock(*started) || threadStarted(*started) ||
            wgmmaPending(facts.chip, *started, skipped)))
         continue;
     }
@@ -1059,6 +1124,14 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
         llvm::any_of(facts.ops, [&](const OpFacts &other) {
           return &other != &op && other.block == op.block;
         }))
+      continue;
+    // A row reduction's epilogue on its one result (a mean's division, in
+    // the reduction's row block): every thread of the block computes the
+    // same element from the block's result; nothing to map. (Not an op
+    // that reads its output: all threads would update it at once.)
+    if (op.name == "linalg.generic" && op.stage == Stage::Block &&
+        !anyReduction(op) && !op.readsOutput && !dynamic(op) && !op.tail &&
+        !op.extents.empty() && product(op.extents) == 1)
       continue;
     size_t before = steps.size();
     if ((op.name == "linalg.matmul" || op.name == "linalg.batch_matmul") &&
@@ -1112,6 +1185,7 @@ json::Object PayloadFacts::toJSON() const {
         {"tensor", op.tensor},
         {"strided_input", op.stridedInput},
         {"outputs", op.outputs},
+        {"reads_output", op.readsOutput},
         {"index_reduction", op.indexReduction},
         {"flattenable", op.flattenable},
         {"tail", op.tail},
@@ -1170,6 +1244,7 @@ std::optional<PayloadFacts> PayloadFacts::fromJSON(const json::Value &v) {
       op.indexReduction = p->getBoolean("index_reduction").value_or(false);
       op.flattenable = p->getBoolean("flattenable").value_or(false);
       op.tail = p->getBoolean("tail").value_or(false);
+      op.readsOutput = p->getBoolean("reads_output").value_or(false);
       op.block = p->getInteger("block").value_or(-1);
       op.blockThreads = p->getInteger("block_threads").value_or(0);
       op.starts = p->getString("starts").value_or("").str();
@@ -1384,6 +1459,8 @@ Expected<std::string> factsText(MLIRContext &ctx, const std::string &text,
                     !isa<linalg::FillOp>(op) &&
                     !tirx::flattenObstacle(linalgOp);
     f.tail = tirx::isTail(op);
+    for (OpOperand &init : linalgOp.getDpsInitsMutable())
+      f.readsOutput |= linalgOp.payloadUsesValueFromOperand(&init);
     // Walked after the fill (in a later op of its block, or in one).
     if (auto started = startedFills.find(op); started != startedFills.end())
       for (size_t fill : started->second)

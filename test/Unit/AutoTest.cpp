@@ -86,6 +86,8 @@ TEST(AutoRules, ReductionKinds) {
   // Columns: 8192 outputs x 64 parts = 2^19 threads, 128 rows each; none
   // when the columns fill the GPU or a part would keep under 32 rows.
   EXPECT_EQ(columnSplitParts(8192, 8192).front(), 64);
+  EXPECT_EQ(columnSplitParts(8192, 8192, 4).front(), 32); // 4 f32 a thread
+  EXPECT_EQ(columnSplitParts(8192, 8192, 8).front(), 64); // 8 f16 a thread
   EXPECT_EQ(columnSplitParts(1024, 4096).front(), 128); // 32 rows a part
   EXPECT_TRUE(columnSplitParts(131072, 8192).empty());
   EXPECT_TRUE(columnSplitParts(8192, 64).empty());
@@ -374,7 +376,29 @@ TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
   bmm.inputType = "f16";
   bmm.elementType = "f16";
   EXPECT_TRUE(wgmmaTakes("sm_90", bmm));
+  // K = 128, two steps of 64: 128 x 128 first (the prologue and C's store
+  // are most of a block's life; twice the blocks overlap them).
+  EXPECT_EQ(wgmmaBlockTiles(bmm), (std::vector<V>{{1, 128, 128}, {1, 128, 256}}));
+  bmm.extents = {64, 2048, 2048, 512};
   EXPECT_EQ(wgmmaBlockTiles(bmm), (std::vector<V>{{1, 128, 256}, {1, 128, 128}}));
+  {
+    // At the block: stages no more than K's steps, 1 warpgroup for 128 wide.
+    PayloadFacts f;
+    OpFacts tile = matmul16({1, 128, 128, 128});
+    tile.name = "linalg.batch_matmul";
+    tile.inputType = "f16";
+    tile.elementType = "f16";
+    tile.stage = Stage::Block;
+    f.chip = "sm_90";
+    f.ops.push_back(tile);
+    auto steps = nextSteps(f, {});
+    ASSERT_FALSE(steps.empty());
+    EXPECT_EQ(transformOf(steps[0]), "use_wgmma");
+    ASSERT_EQ(steps[0].candidates.size(), 1u);
+    const json::Object *params = steps[0].candidates[0].getObject("params");
+    EXPECT_EQ(params->getInteger("stages"), 2);
+    EXPECT_EQ(params->getInteger("warpgroups"), 1);
+  }
   bmm.extents = {64, 2048, 384, 128};
   EXPECT_EQ(wgmmaBlockTiles(bmm), (std::vector<V>{{1, 128, 128}}));
   bmm.extents = {64, 2000, 2048, 128};
@@ -701,16 +725,17 @@ TEST(AutoSteps, FewColumnsSplitTheirRows) {
   EXPECT_TRUE(steps[0].optional);
   const json::Object *params = steps[0].candidates[0].getObject("params");
   ASSERT_TRUE(params);
-  EXPECT_EQ(params->getInteger("parts"), 64);
+  // 4 f32 columns a thread: 32 parts (2^16 threads).
+  EXPECT_EQ(params->getInteger("parts"), 32);
   EXPECT_EQ(params->getBoolean("chunked"), true);
   EXPECT_EQ(params->getBoolean("parts_first"), true);
   // Refused (skipped): the plain column schedule, a thread per column.
   steps = nextSteps(f, {steps[0].key});
   EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
-  // The split op (64 parts x 128 rows x 8192 columns) is not split again:
-  // blocks of (1 part, 256 columns).
+  // The split op (32 parts x 256 rows x 8192 columns) is not split again:
+  // blocks of (1 part, 1024 columns), 256 threads of 4 columns.
   PayloadFacts split;
-  split.ops.push_back(op("linalg.generic", {64, 128, 8192}, {false, true, false}));
+  split.ops.push_back(op("linalg.generic", {32, 256, 8192}, {false, true, false}));
   steps = nextSteps(split, {});
   EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
   const json::Array *sizes =
@@ -719,7 +744,19 @@ TEST(AutoSteps, FewColumnsSplitTheirRows) {
   ASSERT_EQ(sizes->size(), 3u);
   EXPECT_EQ((*sizes)[0].getAsInteger(), 1);
   EXPECT_EQ((*sizes)[1].getAsInteger(), 0);
-  EXPECT_EQ((*sizes)[2].getAsInteger(), 256);
+  EXPECT_EQ((*sizes)[2].getAsInteger(), 1024);
+  // The partials' combination (32 x 8192, too short to split): at least 64
+  // blocks, one warp of 4 columns a thread each (8 blocks of 256 threads
+  // would leave 124 SMs idle).
+  PayloadFacts combine;
+  combine.ops.push_back(op("linalg.generic", {32, 8192}, {true, false}));
+  steps = nextSteps(combine, {});
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  sizes = steps[0].candidates[0].getObject("params")->getArray("tile_sizes");
+  ASSERT_TRUE(sizes);
+  ASSERT_EQ(sizes->size(), 2u);
+  EXPECT_EQ((*sizes)[0].getAsInteger(), 0);
+  EXPECT_EQ((*sizes)[1].getAsInteger(), 128);
   // Long rows split chunked (a block per part reads a contiguous run).
   PayloadFacts rows;
   rows.ops.push_back(op("linalg.generic", {256, 1048576}, {false, true}));

@@ -104,10 +104,13 @@ std::vector<int64_t> splitParts(int64_t extent);
 /// Parts for split_reduction of a column reduction (the reduction loop
 /// first: a thread per output, `outputs` of them) over `extent` rows: none
 /// when the outputs alone fill the GPU (2^17 threads and more) or no part
-/// would keep 32 rows; else powers of two dividing `extent`, best first,
-/// outputs x parts nearest 2^19 threads (about two waves of an H200's
-/// 132 x 2048 resident threads).
-std::vector<int64_t> columnSplitParts(int64_t outputs, int64_t extent);
+/// would keep 32 rows; else powers of two dividing `extent`, best first:
+/// a column a thread (`width` 1), outputs x parts nearest 2^19 threads
+/// (about two waves of an H200's 132 x 2048 resident threads); vectors of
+/// `width` columns a thread, nearest 2^16 threads (fewer, shorter partials
+/// for the combining threads).
+std::vector<int64_t> columnSplitParts(int64_t outputs, int64_t extent,
+                                      int64_t width = 1);
 /// Threads of reduce_in_block for rows of `extent`, best first.
 std::vector<int64_t> blockReduceThreads(int64_t extent);
 
@@ -137,6 +140,7 @@ struct OpFacts {
   bool indexReduction = false; // a value and its index (matchIndexReduction)
   bool flattenable = false;  // flatten applies: elementwise, contiguous, 2+ loops
   bool tail = false;         // a tail tile (tirx.tail): any thread count
+  bool readsOutput = false;  // its body reads an output's old value
   int64_t block = -1;        // its block loop, among block loops in walk order (-1: none)
   int64_t blockThreads = 0;  // the most threads a thread loop in that block
                              // loop already takes (0: none mapped yet)

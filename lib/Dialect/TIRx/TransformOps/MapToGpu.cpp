@@ -140,9 +140,11 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "no scf.forall mapped to blocks in the target",
                   "apply tile_to_blocks first");
   // Outside the foralls mapped to threads or warps, every thread of the
-  // block runs an op: one that reads what it writes in shared memory (a
-  // reduction's accumulator, say) would have them all update the same
-  // elements at once.
+  // block runs an op: one that reads what it writes (a reduction's
+  // accumulator in shared memory, an in-place update of global memory)
+  // would have them all update the same elements at once. (One that only
+  // writes, a row's epilogue on the block's result, writes the same values
+  // from every thread.)
   for (scf::ForallOp block : blocks) {
     Operation *racy = nullptr;
     block.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -153,9 +155,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       if (!linalgOp || !linalgOp.hasPureBufferSemantics())
         return WalkResult::advance();
       for (OpOperand &init : linalgOp.getDpsInitsMutable())
-        if (tirx::memorySpaceName(cast<MemRefType>(init.get().getType())) ==
-                "workgroup" &&
-            linalgOp.payloadUsesValueFromOperand(&init)) {
+        if (linalgOp.payloadUsesValueFromOperand(&init)) {
           racy = op;
           return WalkResult::interrupt();
         }
@@ -163,7 +163,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     });
     if (racy)
       return reject(self, racy, RefusalCode::shared_race,
-                    tirx::irPath(racy) + " reads and writes shared memory "
+                    tirx::irPath(racy) + " reads and writes its output "
                                          "outside a forall mapped to threads: "
                                          "every thread of the block would "
                                          "update the same elements at once",

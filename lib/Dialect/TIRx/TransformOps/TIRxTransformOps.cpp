@@ -600,6 +600,14 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
         !check.succeeded())
       return check;
   }
+  // A reduction whose outputs a fill starts (the fill in front of the block
+  // loop, the blocks' tiles covering its buffer once: startFills) takes the
+  // fill over: each thread starts its own outputs from the fill's value
+  // (a column reduction's partials and result: a kernel less each).
+  SmallVector<linalg::FillOp, 2> fills;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+      linalgOp && chunk == 0 && linalgOp.getNumReductionLoops() > 0)
+    fills = tirx::startFills(linalgOp);
   auto tiled =
       chunk > 0
           ? tileToThreadsCyclic(rewriter, cast<linalg::LinalgOp>(target),
@@ -608,6 +616,23 @@ DiagnosedSilenceableFailure tirx::TileToThreadsOp::applyToOne(
                          /*threads=*/true);
   if (failed(tiled))
     return reject(self, target, RefusalCode::not_applicable, "tiling failed");
+  if (!fills.empty()) {
+    // Every piece of the target (a tail's too) fills the tile it reduces
+    // into, in front of it; a thread's tiles are its own.
+    SmallVector<linalg::LinalgOp> pieces;
+    tiled->second->walk([&](linalg::LinalgOp piece) {
+      if (piece.getNumReductionLoops() > 0)
+        pieces.push_back(piece);
+    });
+    for (linalg::LinalgOp piece : pieces) {
+      rewriter.setInsertionPoint(piece);
+      for (auto [fill, init] : llvm::zip_equal(fills, piece.getDpsInits()))
+        linalg::FillOp::create(rewriter, fill.getLoc(),
+                               fill.getInputs().front(), init);
+    }
+    for (linalg::FillOp fill : fills)
+      rewriter.eraseOp(fill);
+  }
   results.push_back(tiled->first);
   results.push_back(tiled->second);
   return DiagnosedSilenceableFailure::success();
@@ -641,13 +666,22 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "vectorize only after thread mapping: the target is not "
                   "inside a forall mapped to threads",
                   "apply tile_to_threads first");
-  if (linalgOp.getNumReductionLoops() != 0)
-    return reject(self, target, RefusalCode::not_applicable,
-                  "the op has reduction loops");
   unsigned loops = linalgOp.getNumLoops();
   if (loops == 0)
     return reject(self, target, RefusalCode::not_applicable, "the op has no loops");
   unsigned inner = loops - 1;
+  // A reduction's vectors run along a parallel loop (a column reduction: a
+  // thread's adjacent columns, each lane its own sum); the reduction loops
+  // stay loops of the thread, the vector of partial results carried.
+  if (linalgOp.getNumReductionLoops() != 0 &&
+      linalgOp.getIteratorTypesArray()[inner] !=
+          utils::IteratorType::parallel)
+    return reject(self, target, RefusalCode::not_applicable,
+                  "the innermost loop is a reduction: a vector runs along a "
+                  "parallel loop",
+                  "interchange the loops so that a parallel, contiguous "
+                  "loop is innermost (a column reduction), or use "
+                  "reduce_in_block or split_reduction for a row reduction");
   int64_t width = getWidth();
   // The innermost loop must be the contiguous axis of every operand.
   unsigned maxElementBytes = 1;
@@ -730,6 +764,29 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
 
   auto func = target->getParentOfType<FunctionOpInterface>();
   auto threadLoop = target->getParentOfType<scf::ForallOp>();
+  // The fills in front of a reduction that start its outputs (tile_to_threads
+  // took them over) store vectors too: the reduction's loop then starts
+  // from the stored vector (tirx-promote-accumulators), not a load.
+  if (linalgOp.getNumReductionLoops() != 0) {
+    SmallVector<linalg::FillOp> starts;
+    for (Operation *prev = target->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      auto fill = dyn_cast<linalg::FillOp>(prev);
+      if (!fill)
+        break;
+      if (fill.hasPureBufferSemantics() &&
+          llvm::is_contained(linalgOp.getDpsInits(),
+                             fill.getDpsInitOperand(0)->get()) &&
+          !cast<linalg::LinalgOp>(prev).hasDynamicShape())
+        starts.push_back(fill);
+    }
+    for (linalg::FillOp fill : starts) {
+      SmallVector<int64_t> sizes = fill.getStaticLoopRanges();
+      SmallVector<bool> flags(sizes.size(), false);
+      if (succeeded(linalg::vectorize(rewriter, fill, sizes, flags)))
+        rewriter.eraseOp(fill);
+    }
+  }
   // The thread's piece: vectors of `width`, then what is left (a tail of
   // fewer elements, one shorter vector).
   SmallVector<std::pair<Operation *, int64_t>> pieces;
@@ -747,7 +804,13 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     Operation *toVectorize = piece;
     SmallVector<int64_t> extents =
         cast<linalg::LinalgOp>(piece).getStaticLoopRanges();
-    if (extents[inner] > w) {
+    // A reduction's other loops become the thread's loops too: one vector
+    // of each row combined a step (a whole [rows x w] tile would be one
+    // transfer of all its rows).
+    bool rowsLeft = linalgOp.getNumReductionLoops() != 0 &&
+                    llvm::any_of(ArrayRef(extents).drop_back(),
+                                 [](int64_t e) { return e != 1; });
+    if (extents[inner] > w || rowsLeft) {
       // One vector per step of an scf.for along the innermost loop.
       SmallVector<int64_t> sizes(loops, 1);
       sizes[inner] = w;
@@ -782,6 +845,10 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     // vector<1x4xf32>: its unit dimensions go first, so that the 1-D
     // lowering below turns the transfers into vector.load and store.
     vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    // A reduction's step of one row (a unit reduction dimension) is the
+    // combiner on the vectors: no reduction left.
+    vector::MultiDimReductionOp::getCanonicalizationPatterns(patterns,
+                                                             getContext());
     vector::populateVectorTransferDropUnitDimsPatterns(patterns);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns, 1);

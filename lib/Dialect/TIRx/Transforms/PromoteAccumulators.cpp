@@ -18,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -61,10 +62,58 @@ bool touchedRoots(Operation *op, SmallVectorImpl<Value> &roots) {
   return true;
 }
 
+/// A load and the store of the same element, or of the same vector
+/// (vector.load/store: a thread's run of a column reduction's outputs).
 struct Pair {
-  memref::LoadOp load;
-  memref::StoreOp store;
+  Operation *load;
+  Operation *store;
+  Value memref() const {
+    if (auto l = dyn_cast<memref::LoadOp>(load))
+      return l.getMemRef();
+    return cast<vector::LoadOp>(load).getBase();
+  }
+  ValueRange indices() const {
+    if (auto l = dyn_cast<memref::LoadOp>(load))
+      return l.getIndices();
+    return cast<vector::LoadOp>(load).getIndices();
+  }
+  /// Elements from the index along the last dimension.
+  int64_t width() const {
+    if (auto l = dyn_cast<vector::LoadOp>(load))
+      return l.getVectorType().getNumElements();
+    return 1;
+  }
+  Value stored() const {
+    if (auto st = dyn_cast<memref::StoreOp>(store))
+      return st.getValueToStore();
+    return cast<vector::StoreOp>(store).getValueToStore();
+  }
 };
+
+/// The load's memref, indices and type when `op` is a scalar load or a 1-D
+/// vector load; null otherwise.
+struct Access {
+  Value memref;
+  ValueRange indices;
+  Type type;
+};
+std::optional<Access> loadAccess(Operation *op) {
+  if (auto l = dyn_cast<memref::LoadOp>(op))
+    return Access{l.getMemRef(), l.getIndices(), l.getType()};
+  if (auto l = dyn_cast<vector::LoadOp>(op))
+    if (l.getVectorType().getRank() == 1)
+      return Access{l.getBase(), l.getIndices(), l.getVectorType()};
+  return std::nullopt;
+}
+std::optional<Access> storeAccess(Operation *op) {
+  if (auto st = dyn_cast<memref::StoreOp>(op))
+    return Access{st.getMemRef(), st.getIndices(),
+                  st.getValueToStore().getType()};
+  if (auto st = dyn_cast<vector::StoreOp>(op))
+    if (st.getVectorType().getRank() == 1)
+      return Access{st.getBase(), st.getIndices(), st.getVectorType()};
+  return std::nullopt;
+}
 
 /// An index as a linear combination of leaf values plus a constant, where
 /// it is one (constants, addi, subi, muli by a constant, affine.apply of a
@@ -146,14 +195,17 @@ void linearize(Value v, int64_t scale, Linear &out, unsigned depth = 0) {
   out.terms[v] += scale;
 }
 
-/// True when two index tuples provably name different elements: along some
-/// dimension they differ by a non-zero constant.
-bool provablyDistinct(ValueRange a, ValueRange b) {
-  for (auto [x, y] : llvm::zip(a, b)) {
+/// True when two accesses provably name disjoint elements: along some
+/// dimension their indices differ by a constant, non-zero, and along the
+/// last at least the wider access's `width` elements (vectors).
+bool provablyDistinct(ValueRange a, ValueRange b, int64_t width) {
+  for (auto [i, xy] : llvm::enumerate(llvm::zip(a, b))) {
+    auto [x, y] = xy;
     Linear diff;
     linearize(x, 1, diff);
     linearize(y, -1, diff);
-    if (diff.constant != 0 &&
+    int64_t apart = i + 1 == a.size() ? width : 1;
+    if (std::abs(diff.constant) >= apart &&
         llvm::all_of(diff.terms, [](auto &t) { return t.second == 0; }))
       return true;
   }
@@ -185,19 +237,19 @@ SmallVector<Pair> findPairs(scf::ForOp loop) {
   };
   llvm::MapVector<Value, SmallVector<Pair>> byRoot;
   for (Operation &op : loop.getBody()->without_terminator()) {
-    auto load = dyn_cast<memref::LoadOp>(&op);
-    if (!load || !invariant(load.getMemRef()) || !invariant(load.getIndices()))
+    std::optional<Access> load = loadAccess(&op);
+    if (!load || !invariant(load->memref) || !invariant(load->indices))
       continue;
     auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-        load.getMemRefType().getMemorySpace());
+        cast<MemRefType>(load->memref.getType()).getMemorySpace());
     if (space && space.getValue() == gpu::AddressSpace::Workgroup)
       continue; // shared with other threads
-    for (Operation *next = load->getNextNode(); next;
+    for (Operation *next = op.getNextNode(); next;
          next = next->getNextNode()) {
-      auto store = dyn_cast<memref::StoreOp>(next);
-      if (store && store.getMemRef() == load.getMemRef() &&
-          store.getIndices() == load.getIndices()) {
-        byRoot[tirx::accessRoot(load.getMemRef())].push_back({load, store});
+      std::optional<Access> store = storeAccess(next);
+      if (store && store->memref == load->memref &&
+          store->indices == load->indices && store->type == load->type) {
+        byRoot[tirx::accessRoot(load->memref)].push_back({&op, next});
         break;
       }
     }
@@ -208,29 +260,59 @@ SmallVector<Pair> findPairs(scf::ForOp loop) {
     bool distinct = true;
     for (size_t i = 0; i < found.size() && distinct; ++i)
       for (size_t j = i + 1; j < found.size() && distinct; ++j)
-        distinct = found[i].load.getMemRef() == found[j].load.getMemRef() &&
-                   provablyDistinct(found[i].load.getIndices(),
-                                    found[j].load.getIndices());
+        distinct = found[i].memref() == found[j].memref() &&
+                   provablyDistinct(
+                       found[i].indices(), found[j].indices(),
+                       std::max(found[i].width(), found[j].width()));
     if (distinct)
       pairs.append(found.begin(), found.end());
   }
   return pairs;
 }
 
+/// The store in front of `loop` to the pair's element, when only ops
+/// without memory effects lie between (a thread's fill of its outputs, then
+/// their reduction): the loop starts from its value, not a load.
+Operation *storeBefore(scf::ForOp loop, const Pair &p) {
+  std::optional<Access> load = loadAccess(p.load);
+  for (Operation *prev = loop->getPrevNode(); prev;
+       prev = prev->getPrevNode()) {
+    if (std::optional<Access> store = storeAccess(prev))
+      return store->memref == load->memref &&
+                     store->indices == load->indices &&
+                     store->type == load->type
+                 ? prev
+                 : nullptr;
+    if (!isMemoryEffectFree(prev))
+      return nullptr;
+  }
+  return nullptr;
+}
+
 void promote(scf::ForOp loop, MutableArrayRef<Pair> pairs) {
   IRRewriter rewriter(loop);
   SmallVector<Value> inits;
-  for (Pair &p : pairs)
-    inits.push_back(memref::LoadOp::create(rewriter, p.load.getLoc(),
-                                           p.load.getMemRef(),
-                                           p.load.getIndices()));
+  // The load and the store move out of the loop as they are (a vector
+  // access keeps its alignment).
+  // A store in front of the loop that the loop's own store overwrites
+  // (only the pair touches the element in the loop, even with no
+  // iteration) goes: its value starts the loop.
+  SmallVector<Operation *> forwarded;
+  for (Pair &p : pairs) {
+    if (Operation *store = storeBefore(loop, p)) {
+      inits.push_back(store->getOperand(0));
+      forwarded.push_back(store);
+      continue;
+    }
+    inits.push_back(rewriter.clone(*p.load)->getResult(0));
+  }
   auto yieldValues = [&](OpBuilder &, Location,
                          ArrayRef<BlockArgument> newArgs)
       -> SmallVector<Value> {
     SmallVector<Value> values;
     for (auto [p, arg] : llvm::zip(pairs, newArgs)) {
-      values.push_back(p.store.getValueToStore());
-      rewriter.replaceAllUsesWith(p.load.getResult(), arg);
+      values.push_back(p.stored());
+      rewriter.replaceAllUsesWith(p.load->getResult(0), arg);
     }
     return values;
   };
@@ -244,12 +326,79 @@ void promote(scf::ForOp loop, MutableArrayRef<Pair> pairs) {
   rewriter.setInsertionPointAfter(newLoop);
   unsigned first = newLoop.getNumResults() - pairs.size();
   for (auto [i, p] : llvm::enumerate(pairs)) {
-    memref::StoreOp::create(rewriter, p.store.getLoc(),
-                            newLoop.getResult(first + i), p.store.getMemRef(),
-                            p.store.getIndices());
+    Operation *store = rewriter.clone(*p.store);
+    store->setOperand(0, newLoop.getResult(first + i));
     rewriter.eraseOp(p.store);
     rewriter.eraseOp(p.load);
   }
+  for (Operation *store : forwarded)
+    rewriter.eraseOp(store);
+}
+
+bool isWorkgroup(Value memref) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      cast<MemRefType>(memref.getType()).getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Within one block: a load of the element (or vector) a store before it
+/// wrote, with nothing between that touches the buffer, takes the stored
+/// value; a store the next store to the same element overwrites, unread,
+/// goes. (An unrolled reduction's steps: each step's accumulator load and
+/// store, one pair left for the loop to promote.) Shared memory is left
+/// alone: other threads write it.
+void forwardStores(Block &block) {
+  // Per root: the last store, and whether anything read the root since.
+  struct Last {
+    Operation *store = nullptr;
+    Access access;
+    bool read = false;
+  };
+  llvm::DenseMap<Value, Last> last;
+  SmallVector<Operation *> dead;
+  for (Operation &op : block.without_terminator()) {
+    std::optional<Access> load = loadAccess(&op);
+    std::optional<Access> store = storeAccess(&op);
+    SmallVector<Value> roots;
+    bool known = touchedRoots(&op, roots);
+    if (!known || isa<gpu::BarrierOp>(op) ||
+        (roots.empty() && !isMemoryEffectFree(&op) && !load && !store)) {
+      last.clear();
+      continue;
+    }
+    auto same = [](const Access &a, const Access &b) {
+      return a.memref == b.memref && a.indices == b.indices &&
+             a.type == b.type;
+    };
+    if (load && !isWorkgroup(load->memref)) {
+      Value root = tirx::accessRoot(load->memref);
+      auto it = last.find(root);
+      if (it != last.end() && it->second.store &&
+          same(it->second.access, *load)) {
+        op.getResult(0).replaceAllUsesWith(
+            it->second.store->getOperand(0));
+        dead.push_back(&op);
+        continue;
+      }
+      last[root].read = true;
+      continue;
+    }
+    if (store && !isWorkgroup(store->memref)) {
+      Value root = tirx::accessRoot(store->memref);
+      Last &l = last[root];
+      if (l.store && !l.read && same(l.access, *store))
+        dead.push_back(l.store);
+      else if (l.store && !same(l.access, *store)) {
+        // Two elements of the root: keep it simple, forget the first.
+      }
+      l = Last{&op, *store, false};
+      continue;
+    }
+    for (Value root : roots)
+      last.erase(root);
+  }
+  for (Operation *op : dead)
+    op->erase();
 }
 
 struct PromoteAccumulatorsPass
@@ -261,6 +410,7 @@ struct PromoteAccumulatorsPass
     getOperation()->walk<WalkOrder::PostOrder>(
         [&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops) {
+      forwardStores(*loop.getBody());
       SmallVector<Pair> pairs = findPairs(loop);
       if (!pairs.empty())
         promote(loop, pairs);

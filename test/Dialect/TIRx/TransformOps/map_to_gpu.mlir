@@ -169,7 +169,7 @@ module attributes {transform.with_named_sequence} {
     %fused = transform.tirx.fuse_into %producer : (!transform.any_op) -> !transform.any_op
     %threads, %tf = transform.tirx.tile_to_threads %tiled elements_per_thread [1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @below {{shared_race: func @race / scf.forall#0 (block x) / linalg.generic#0 reads and writes shared memory outside a forall mapped to threads}}
+    // expected-error @below {{shared_race: func @race / scf.forall#0 (block x) / linalg.generic#0 reads and writes its output outside a forall mapped to threads}}
     // expected-note @below {{hint: tile it with tile_to_threads (a thread per output element)}}
     transform.tirx.map_to_gpu %func : !transform.any_op
     transform.yield
@@ -182,6 +182,44 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
     // expected-error @below {{invalid_parameter: block_dims must be 1 to 3 sizes in [1, 1024], at most 1024 threads in all}}
     transform.tirx.map_to_gpu %root block_dims [64, 64] : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// In global memory too: an op left outside the thread forall that updates
+// its output in place (s[i] += t[i]) would be run by every thread of the
+// block at once, each adding t[i] again.
+#v = affine_map<(d0) -> (d0)>
+#r2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @global_race(%x: memref<64x128xf32>, %y: memref<64x128xf32>, %s: memref<64xf32>, %t: memref<64xf32>) {
+  linalg.generic {indexing_maps = [#r2, #r2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x128xf32>) outs(%y : memref<64x128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  // expected-note @below {{payload op: func @global_race / scf.forall#1 (block x) / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]}
+      ins(%t : memref<64xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.addf %o, %a : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %rows, %inplace = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t1, %f1 = transform.tirx.tile_to_blocks %rows tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %u1, %h1 = transform.tirx.tile_to_threads %t1 elements_per_thread [1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t2, %f2 = transform.tirx.tile_to_blocks %inplace tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{shared_race: func @global_race / scf.forall#1 (block x) / linalg.generic#0 reads and writes its output outside a forall mapped to threads}}
+    // expected-note @below {{hint: tile it with tile_to_threads (a thread per output element)}}
+    transform.tirx.map_to_gpu %func : !transform.any_op
     transform.yield
   }
 }

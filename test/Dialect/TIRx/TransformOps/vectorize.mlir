@@ -216,3 +216,70 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A column reduction (the reduction loop first): tile_to_threads takes
+// over the fill that starts the output (each thread fills its own 4
+// outputs; the fill kernel goes), and vectorize runs the thread's loop down
+// its 4 adjacent columns: one 16-byte load a row, the running maxima a
+// vector, the thread's fill stored as one vector.
+// CHECK-LABEL: func.func @column_max
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   scf.forall
+//       CHECK:     scf.forall
+//       CHECK:       vector.store %{{.*}} {alignment = 16 : i64} : memref<1024xf32>, vector<4xf32>
+//       CHECK:       scf.for
+//       CHECK:         %[[X:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<64x1024xf32>, vector<4xf32>
+//       CHECK:         %[[ACC:.*]] = vector.load %{{.*}} : memref<1024xf32>, vector<4xf32>
+//       CHECK:         %[[M:.*]] = arith.maximumf %[[ACC]], %[[X]] : vector<4xf32>
+//       CHECK:         vector.store %[[M]]
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return
+func.func @column_max(%x: memref<64x1024xf32> {llvm.align = 16 : i64},
+                      %m: memref<1024xf32> {llvm.align = 16 : i64}) {
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%ninf : f32) outs(%m : memref<1024xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<64x1024xf32>) outs(%m : memref<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [0, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %u, %h = transform.tirx.tile_to_threads %t elements_per_thread [0, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.tirx.vectorize %u width = 4 : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A row reduction's innermost loop is its reduction: no vector runs along
+// it (reduce_in_block or split_reduction share a row among threads).
+func.func @row_sum(%x: memref<64x1024xf32>, %s: memref<64xf32>) {
+  // expected-note @below {{payload op: func @row_sum / scf.forall#0 (block x) / scf.forall#0 (thread x) / linalg.generic#0}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x1024xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %u, %h = transform.tirx.tile_to_threads %t elements_per_thread [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{not_applicable: the innermost loop is a reduction: a vector runs along a parallel loop}}
+    // expected-note @below {{hint: interchange the loops so that a parallel, contiguous loop is innermost (a column reduction), or use reduce_in_block or split_reduction for a row reduction}}
+    transform.tirx.vectorize %u width = 4 : !transform.any_op
+    transform.yield
+  }
+}

@@ -235,3 +235,93 @@ func.func @with_ldmatrix(%c: memref<16x16xf32>, %s: memref<16x16xbf16, #gpu.addr
   }
   return
 }
+
+// -----
+
+// A thread's run of a column reduction's outputs: a vector pair, promoted
+// as a scalar one (the access keeps its alignment); the vector stored in
+// front of the loop (the thread's fill) starts it, and that store goes.
+// CHECK-LABEL: func.func @column_vectors
+//   CHECK-NOT:   vector.store
+//       CHECK:   %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO:.*]]) -> (vector<4xf32>) {
+//       CHECK:     %[[X:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<64x8192xf32>, vector<4xf32>
+//       CHECK:     %[[NEXT:.*]] = arith.addf %[[ACC]], %[[X]] : vector<4xf32>
+//       CHECK:     scf.yield %[[NEXT]]
+//       CHECK:   vector.store %[[SUM]], %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<8192xf32>, vector<4xf32>
+//   CHECK-NOT:   vector.store
+func.func @column_vectors(%x: memref<64x8192xf32>, %s: memref<8192xf32>, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  vector.store %zero, %s[%j] {alignment = 16 : i64} : memref<8192xf32>, vector<4xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %a = vector.load %x[%i, %j] {alignment = 16 : i64} : memref<64x8192xf32>, vector<4xf32>
+    %acc = vector.load %s[%j] {alignment = 16 : i64} : memref<8192xf32>, vector<4xf32>
+    %r = arith.addf %acc, %a : vector<4xf32>
+    vector.store %r, %s[%j] {alignment = 16 : i64} : memref<8192xf32>, vector<4xf32>
+  }
+  return
+}
+
+// -----
+
+// An unrolled reduction: each step's accumulator load takes the step
+// before's stored value, the overwritten stores go, and the one pair left
+// is promoted: no access to the accumulator in the loop.
+// CHECK-LABEL: func.func @unrolled
+//       CHECK:   %[[INIT:.*]] = vector.load %[[S:.*]][%{{.*}}] : memref<8192xf32>, vector<4xf32>
+//       CHECK:   scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf32>) {
+//   CHECK-NOT:     %[[S]]
+//       CHECK:     arith.maximumf %[[ACC]]
+//       CHECK:     arith.maximumf
+//   CHECK-NOT:     %[[S]]
+//       CHECK:     scf.yield
+//       CHECK:   vector.store %{{.*}}, %[[S]]
+func.func @unrolled(%x: memref<64x8192xf32>, %s: memref<8192xf32>, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c2 {
+    %a = vector.load %x[%i, %j] : memref<64x8192xf32>, vector<4xf32>
+    %acc = vector.load %s[%j] : memref<8192xf32>, vector<4xf32>
+    %r = arith.maximumf %acc, %a : vector<4xf32>
+    vector.store %r, %s[%j] : memref<8192xf32>, vector<4xf32>
+    %i1 = arith.addi %i, %c1 : index
+    %b = vector.load %x[%i1, %j] : memref<64x8192xf32>, vector<4xf32>
+    %acc1 = vector.load %s[%j] : memref<8192xf32>, vector<4xf32>
+    %r1 = arith.maximumf %acc1, %b : vector<4xf32>
+    vector.store %r1, %s[%j] : memref<8192xf32>, vector<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Vectors of the same buffer that may overlap (4 wide, 2 apart): neither
+// forwarded nor promoted.
+// CHECK-LABEL: func.func @overlapping_vectors
+//       CHECK:   scf.for
+//       CHECK:     vector.load %{{.*}} : memref<8192xf32>, vector<4xf32>
+//       CHECK:     vector.store
+//       CHECK:     vector.load %{{.*}} : memref<8192xf32>, vector<4xf32>
+//       CHECK:     vector.store
+//   CHECK-NOT:   iter_args
+func.func @overlapping_vectors(%x: memref<64x8192xf32>, %s: memref<8192xf32>, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %j2 = arith.addi %j, %c2 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    %a = vector.load %x[%i, %j] : memref<64x8192xf32>, vector<4xf32>
+    %acc = vector.load %s[%j] : memref<8192xf32>, vector<4xf32>
+    %r = arith.addf %acc, %a : vector<4xf32>
+    vector.store %r, %s[%j] : memref<8192xf32>, vector<4xf32>
+    %acc2 = vector.load %s[%j2] : memref<8192xf32>, vector<4xf32>
+    %r2 = arith.addf %acc2, %a : vector<4xf32>
+    vector.store %r2, %s[%j2] : memref<8192xf32>, vector<4xf32>
+  }
+  return
+}

@@ -216,6 +216,12 @@ def TIRx_TileToThreadsOp : TIRx_TransformOp<"tile_to_threads", "linalg.generic",
     warp). The thread count and the elements per thread are the same as
     without `chunk`; only which elements a thread takes changes.
 
+    A reduction whose outputs a `linalg.fill` in front of its block loop
+    starts (nothing else touches the buffer between, the blocks' tiles
+    cover it once) takes the fill over, as `reduce_in_block` does: each
+    thread fills its own outputs before reducing into them, and the fill
+    (a kernel of its own) goes. Not with `chunk`.
+
     ```mlir
     %tiled, %threads = transform.tirx.tile_to_threads %tile elements_per_thread [4]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -252,7 +258,7 @@ def TIRx_VectorizeOp : TIRx_TransformOp<"vectorize", "linalg.generic", [{
     "properties": {"width": {"enum": [1, 2, 4, 8, 16],
       "description": "elements per vector access"}}},
    "preconditions": ["the target is inside a forall mapped to threads (tile_to_threads first)",
-                     "its loops are all parallel",
+                     "its innermost loop is parallel (reduction loops, if any, stay the thread's loops)",
                      "the innermost loop is the contiguous axis of every operand",
                      "width x element size is at most 16 bytes",
                      "width is at most the per-thread extent of the innermost loop (a tail tile excepted)",
@@ -269,6 +275,13 @@ def TIRx_VectorizeOp : TIRx_TransformOp<"vectorize", "linalg.generic", [{
     cannot be proven (a row length or tile offset that is no multiple of
     the width) is refused: it would lower to scalar accesses.
 
+    A reduction vectorizes along its innermost loop when that loop is
+    parallel (a column reduction: a thread's adjacent columns): the
+    reduction loops become the thread's `scf.for` loops, one vector of each
+    row combined a step, the partial results a vector the loop carries after
+    `tirx-promote-accumulators`. A fill of the outputs just in front of it
+    (the one `tile_to_threads` took over) stores vectors too.
+
     ```mlir
     transform.tirx.vectorize %tile width = 4 : !transform.any_op
     ```
@@ -276,7 +289,8 @@ def TIRx_VectorizeOp : TIRx_TransformOp<"vectorize", "linalg.generic", [{
     #### Return modes
 
     Consumes the target handle. Refuses with `bad_order` (not inside a thread
-    mapping), `not_applicable` (not a linalg op, or a reduction),
+    mapping), `not_applicable` (not a linalg op, or a reduction whose
+    innermost loop is the reduction),
     `not_contiguous` (the innermost loop is not the contiguous axis of an
     operand, named), `too_wide` (more than 16 bytes), `misaligned` (a
     full-width access not provably aligned; the hint names a width that is)
