@@ -765,10 +765,11 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   auto func = target->getParentOfType<FunctionOpInterface>();
   auto threadLoop = target->getParentOfType<scf::ForallOp>();
   // The fills in front of a reduction that start its outputs (tile_to_threads
-  // took them over) store vectors too: the reduction's loop then starts
-  // from the stored vector (tirx-promote-accumulators), not a load.
-  if (linalgOp.getNumReductionLoops() != 0) {
-    SmallVector<linalg::FillOp> starts;
+  // took them over) store vectors too, once the reduction is vectorized:
+  // its loop then starts from the stored vector (tirx-promote-accumulators),
+  // not a load.
+  SmallVector<linalg::FillOp> starts;
+  if (linalgOp.getNumReductionLoops() != 0)
     for (Operation *prev = target->getPrevNode(); prev;
          prev = prev->getPrevNode()) {
       auto fill = dyn_cast<linalg::FillOp>(prev);
@@ -780,13 +781,6 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
           !cast<linalg::LinalgOp>(prev).hasDynamicShape())
         starts.push_back(fill);
     }
-    for (linalg::FillOp fill : starts) {
-      SmallVector<int64_t> sizes = fill.getStaticLoopRanges();
-      SmallVector<bool> flags(sizes.size(), false);
-      if (succeeded(linalg::vectorize(rewriter, fill, sizes, flags)))
-        rewriter.eraseOp(fill);
-    }
-  }
   // The thread's piece: vectors of `width`, then what is left (a tail of
   // fewer elements, one shorter vector).
   SmallVector<std::pair<Operation *, int64_t>> pieces;
@@ -836,6 +830,12 @@ tirx::VectorizeOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                     "vectorization failed");
     if (toVectorize->getNumResults() == 0 && toVectorize->getBlock())
       rewriter.eraseOp(toVectorize);
+  }
+  for (linalg::FillOp fill : starts) {
+    SmallVector<int64_t> sizes = fill.getStaticLoopRanges();
+    SmallVector<bool> flags(sizes.size(), false);
+    if (succeeded(linalg::vectorize(rewriter, fill, sizes, flags)))
+      rewriter.eraseOp(fill);
   }
 
   // Loads and stores, then their alignment where it is proven.
