@@ -62,34 +62,6 @@ bool touchedRoots(Operation *op, SmallVectorImpl<Value> &roots) {
   return true;
 }
 
-/// A load and the store of the same element, or of the same vector
-/// (vector.load/store: a thread's run of a column reduction's outputs).
-struct Pair {
-  Operation *load;
-  Operation *store;
-  Value memref() const {
-    if (auto l = dyn_cast<memref::LoadOp>(load))
-      return l.getMemRef();
-    return cast<vector::LoadOp>(load).getBase();
-  }
-  ValueRange indices() const {
-    if (auto l = dyn_cast<memref::LoadOp>(load))
-      return l.getIndices();
-    return cast<vector::LoadOp>(load).getIndices();
-  }
-  /// Elements from the index along the last dimension.
-  int64_t width() const {
-    if (auto l = dyn_cast<vector::LoadOp>(load))
-      return l.getVectorType().getNumElements();
-    return 1;
-  }
-  Value stored() const {
-    if (auto st = dyn_cast<memref::StoreOp>(store))
-      return st.getValueToStore();
-    return cast<vector::StoreOp>(store).getValueToStore();
-  }
-};
-
 /// The load's memref, indices and type when `op` is a scalar load or a 1-D
 /// vector load; null otherwise.
 struct Access {
@@ -114,6 +86,30 @@ std::optional<Access> storeAccess(Operation *op) {
       return Access{st.getBase(), st.getIndices(), st.getVectorType()};
   return std::nullopt;
 }
+
+/// The same element (or vector) through the same view.
+bool sameElement(const Access &a, const Access &b) {
+  return a.memref == b.memref && a.indices == b.indices && a.type == b.type;
+}
+
+/// Shared memory: other threads write it too.
+bool isWorkgroup(Value memref) {
+  return tirx::memorySpaceName(memref.getType()) == "workgroup";
+}
+
+/// A load and the store of the same element, or of the same vector
+/// (vector.load/store: a thread's run of a column reduction's outputs). The
+/// stored value is operand 0 of either store.
+struct Pair {
+  Operation *load;
+  Operation *store;
+  Access access;
+  /// Elements from the index along the last dimension.
+  int64_t width() const {
+    auto vector = dyn_cast<VectorType>(access.type);
+    return vector ? vector.getNumElements() : 1;
+  }
+};
 
 /// An index as a linear combination of leaf values plus a constant, where
 /// it is one (constants, addi, subi, muli by a constant, affine.apply of a
@@ -240,16 +236,13 @@ SmallVector<Pair> findPairs(scf::ForOp loop) {
     std::optional<Access> load = loadAccess(&op);
     if (!load || !invariant(load->memref) || !invariant(load->indices))
       continue;
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-        cast<MemRefType>(load->memref.getType()).getMemorySpace());
-    if (space && space.getValue() == gpu::AddressSpace::Workgroup)
+    if (isWorkgroup(load->memref))
       continue; // shared with other threads
     for (Operation *next = op.getNextNode(); next;
          next = next->getNextNode()) {
       std::optional<Access> store = storeAccess(next);
-      if (store && store->memref == load->memref &&
-          store->indices == load->indices && store->type == load->type) {
-        byRoot[tirx::accessRoot(load->memref)].push_back({&op, next});
+      if (store && sameElement(*store, *load)) {
+        byRoot[tirx::accessRoot(load->memref)].push_back({&op, next, *load});
         break;
       }
     }
@@ -260,9 +253,9 @@ SmallVector<Pair> findPairs(scf::ForOp loop) {
     bool distinct = true;
     for (size_t i = 0; i < found.size() && distinct; ++i)
       for (size_t j = i + 1; j < found.size() && distinct; ++j)
-        distinct = found[i].memref() == found[j].memref() &&
+        distinct = found[i].access.memref == found[j].access.memref &&
                    provablyDistinct(
-                       found[i].indices(), found[j].indices(),
+                       found[i].access.indices, found[j].access.indices,
                        std::max(found[i].width(), found[j].width()));
     if (distinct)
       pairs.append(found.begin(), found.end());
@@ -274,15 +267,10 @@ SmallVector<Pair> findPairs(scf::ForOp loop) {
 /// without memory effects lie between (a thread's fill of its outputs, then
 /// their reduction): the loop starts from its value, not a load.
 Operation *storeBefore(scf::ForOp loop, const Pair &p) {
-  std::optional<Access> load = loadAccess(p.load);
   for (Operation *prev = loop->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
     if (std::optional<Access> store = storeAccess(prev))
-      return store->memref == load->memref &&
-                     store->indices == load->indices &&
-                     store->type == load->type
-                 ? prev
-                 : nullptr;
+      return sameElement(*store, p.access) ? prev : nullptr;
     if (!isMemoryEffectFree(prev))
       return nullptr;
   }
@@ -293,10 +281,9 @@ void promote(scf::ForOp loop, MutableArrayRef<Pair> pairs) {
   IRRewriter rewriter(loop);
   SmallVector<Value> inits;
   // The load and the store move out of the loop as they are (a vector
-  // access keeps its alignment).
-  // A store in front of the loop that the loop's own store overwrites
-  // (only the pair touches the element in the loop, even with no
-  // iteration) goes: its value starts the loop.
+  // access keeps its alignment). A store in front of the loop that the
+  // loop's own store overwrites (only the pair touches the element in the
+  // loop, even with no iteration) goes: its value starts the loop.
   SmallVector<Operation *> forwarded;
   for (Pair &p : pairs) {
     if (Operation *store = storeBefore(loop, p)) {
@@ -311,7 +298,7 @@ void promote(scf::ForOp loop, MutableArrayRef<Pair> pairs) {
       -> SmallVector<Value> {
     SmallVector<Value> values;
     for (auto [p, arg] : llvm::zip(pairs, newArgs)) {
-      values.push_back(p.stored());
+      values.push_back(p.store->getOperand(0));
       rewriter.replaceAllUsesWith(p.load->getResult(0), arg);
     }
     return values;
@@ -333,12 +320,6 @@ void promote(scf::ForOp loop, MutableArrayRef<Pair> pairs) {
   }
   for (Operation *store : forwarded)
     rewriter.eraseOp(store);
-}
-
-bool isWorkgroup(Value memref) {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-      cast<MemRefType>(memref.getType()).getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
 /// Within one block: a load of the element (or vector) a store before it
@@ -366,15 +347,11 @@ void forwardStores(Block &block) {
       last.clear();
       continue;
     }
-    auto same = [](const Access &a, const Access &b) {
-      return a.memref == b.memref && a.indices == b.indices &&
-             a.type == b.type;
-    };
     if (load && !isWorkgroup(load->memref)) {
       Value root = tirx::accessRoot(load->memref);
       auto it = last.find(root);
       if (it != last.end() && it->second.store &&
-          same(it->second.access, *load)) {
+          sameElement(it->second.access, *load)) {
         op.getResult(0).replaceAllUsesWith(
             it->second.store->getOperand(0));
         dead.push_back(&op);
@@ -386,11 +363,9 @@ void forwardStores(Block &block) {
     if (store && !isWorkgroup(store->memref)) {
       Value root = tirx::accessRoot(store->memref);
       Last &l = last[root];
-      if (l.store && !l.read && same(l.access, *store))
+      // (A store to another element of the root replaces the one tracked.)
+      if (l.store && !l.read && sameElement(l.access, *store))
         dead.push_back(l.store);
-      else if (l.store && !same(l.access, *store)) {
-        // Two elements of the root: keep it simple, forget the first.
-      }
       l = Last{&op, *store, false};
       continue;
     }
