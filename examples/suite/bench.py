@@ -73,7 +73,12 @@ def peer_times(timer, name, samples, math="ieee"):
     try:
         for label, g in (("eager", fn), ("compile", None)):
             try:
-                g = g or compile_fn(fn)
+                if g is None:
+                    # A fresh Dynamo per payload: one long run over the
+                    # suite would otherwise reach its recompile limit
+                    # (silu_f16's torch.compile failed so in session 6).
+                    torch._dynamo.reset()
+                    g = compile_fn(fn)
                 g(*args)  # compiles, autotunes
                 torch.cuda.synchronize()
                 out[label] = timer.time(lambda: g(*args), None, samples)["median"] / 1e3
