@@ -626,8 +626,9 @@ static void streamLastUseLoads(ModuleOp module) {
     // The address goes to the inline PTX as an integer, which LLVM takes
     // for an escape of the pointer: say that the kernel only reads the
     // buffer, or its other loads lose the read-only path (ld.global.nc).
+    DenseSet<Value> readOnly = readOnlyViews(func);
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      if (readOnlyViews(func).contains(func.getArgument(i)))
+      if (readOnly.contains(func.getArgument(i)))
         func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
                         UnitAttr::get(func.getContext()));
     // The short loops around them, unrolled here: LLVM counts inline PTX
@@ -638,7 +639,7 @@ static void streamLastUseLoads(ModuleOp module) {
       Operation *load = a.op;
       if (auto loop = load->getParentOfType<scf::ForOp>())
         if (std::optional<APInt> trips = loop.getStaticTripCount())
-          if (trips->ule(8) && func->isProperAncestor(loop))
+          if (trips->ule(8))
             shortLoops.insert(loop);
       OpBuilder b(load);
       Location loc = load->getLoc();
