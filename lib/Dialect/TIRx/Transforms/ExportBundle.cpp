@@ -18,15 +18,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <set>
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -359,6 +363,26 @@ static void markDistinctBuffers(ModuleOp module, const rt::Manifest &manifest) {
             UnitAttr::get(module.getContext()));
 }
 
+/// The read-only noalias buffers of kernel `func`, with every view of them:
+/// buffers no thread of the launch writes, reached by no other argument.
+static DenseSet<Value> readOnlyViews(gpu::GPUFuncOp func) {
+  DenseSet<Value> readOnly;
+  // (The function's inputs: the body's workgroup and private attributions
+  // follow them as block arguments.)
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    BlockArgument arg = func.getArgument(i);
+    if (!isa<MemRefType>(arg.getType()) ||
+        !func.getArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName()))
+      continue;
+    bool reads = false, writes = false;
+    DenseSet<Value> views;
+    collectEffects(arg, reads, writes, &views);
+    if (!writes)
+      readOnly.insert(views.begin(), views.end());
+  }
+  return readOnly;
+}
+
 /// Issues a kernel's loads of buffers it only reads, marked noalias above,
 /// in front of the barriers before them (in the same block, with the index
 /// arithmetic they need): a barrier orders the block's accesses to memory
@@ -369,24 +393,10 @@ static void markDistinctBuffers(ModuleOp module, const rt::Manifest &manifest) {
 /// ptxas does not move one across bar.sync. A load whose index needs an op
 /// with memory effects after a barrier stays behind that barrier.
 static void hoistReadOnlyLoads(ModuleOp module) {
-  StringRef noalias = LLVM::LLVMDialect::getNoAliasAttrName();
   module.walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel())
       return;
-    // The read-only noalias arguments and every view of them.
-    DenseSet<Value> readOnly;
-    // (The function's inputs: the body's workgroup and private
-    // attributions follow them as block arguments.)
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      BlockArgument arg = func.getArgument(i);
-      if (!isa<MemRefType>(arg.getType()) || !func.getArgAttr(i, noalias))
-        continue;
-      bool reads = false, writes = false;
-      DenseSet<Value> views;
-      collectEffects(arg, reads, writes, &views);
-      if (!writes)
-        readOnly.insert(views.begin(), views.end());
-    }
+    DenseSet<Value> readOnly = readOnlyViews(func);
     if (readOnly.empty())
       return;
     SmallVector<Operation *> loads;
@@ -431,6 +441,283 @@ static void hoistReadOnlyLoads(ModuleOp module) {
       for (Operation *op : moved)
         op->moveBefore(before);
     }
+  });
+}
+
+/// The loads of `func` that are the last to read what they read from a
+/// read-only buffer. Their index varies with each block and thread id the
+/// kernel reads and with each loop around them (no two blocks, threads or
+/// iterations read the same element), and every other load of the buffer
+/// that may read the same elements runs before them. A 4-, 8- or 16-byte
+/// vector load or a 4-byte scalar one, aligned to its size.
+static SmallVector<AccessInfo> lastUseLoads(gpu::GPUFuncOp func) {
+  SmallVector<AccessInfo> out;
+  DenseSet<Value> readOnly = readOnlyViews(func);
+  if (readOnly.empty())
+    return out;
+  // The values each block and thread id takes (the launch's sizes, known
+  // to the kernel once outlined from constants); an id the kernel uses
+  // with no known size makes no proof.
+  static const char *xyz[] = {"x", "y", "z"};
+  std::map<std::string, int64_t> counts;
+  if (std::optional<ArrayRef<int32_t>> block = func.getKnownBlockSize())
+    for (auto [i, n] : llvm::enumerate(*block))
+      counts[std::string("tid.") + xyz[i]] = n;
+  if (std::optional<ArrayRef<int32_t>> grid = func.getKnownGridSize())
+    for (auto [i, n] : llvm::enumerate(*grid))
+      counts[std::string("bid.") + xyz[i]] = n;
+  bool unknown = false;
+  func.walk([&](Operation *op) {
+    // (Outlining defines every id of the launch; the unused ones vary
+    // nothing.)
+    if (op->use_empty())
+      return;
+    if (auto bid = dyn_cast<gpu::BlockIdOp>(op))
+      unknown |= !counts.count(std::string("bid.") +
+                               xyz[unsigned(bid.getDimension())]);
+    if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
+      unknown |= !counts.count(std::string("tid.") +
+                               xyz[unsigned(tid.getDimension())]);
+  });
+  if (unknown)
+    return out;
+
+  // The digits of a load's element index: the step and the count of each
+  // id and each loop around the load that takes more than one value. The
+  // index is sum(step x value) + constant. Nothing when a loop's trip
+  // count is unknown or a term is neither an id nor such a loop.
+  struct Digit {
+    int64_t step, count;
+    bool operator==(const Digit &o) const {
+      return step == o.step && count == o.count;
+    }
+  };
+  auto digitsOf = [&](const AccessInfo &a) -> std::optional<SmallVector<Digit>> {
+    SmallVector<Digit> digits;
+    std::set<std::string> seen;
+    for (auto &[id, n] : counts)
+      if (n > 1) {
+        digits.push_back({a.offset->coefficient(id), n});
+        seen.insert(id);
+      }
+    for (Operation *p = a.op->getParentOp(); p && p != func.getOperation();
+         p = p->getParentOp()) {
+      if (isa<scf::ForallOp, scf::ParallelOp>(p))
+        return std::nullopt;
+      auto loop = dyn_cast<scf::ForOp>(p);
+      if (!loop)
+        continue;
+      unsigned depth = 0;
+      for (Operation *q = p->getParentOp(); q; q = q->getParentOp())
+        depth += isa<scf::ForOp, scf::ForallOp, scf::ParallelOp>(q);
+      std::string term = "iv" + std::to_string(depth);
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+      if (!trips || !step)
+        return std::nullopt;
+      // linearize counts a loop from a constant bound by its variable, one
+      // from a variable bound (a thread's start) by its iterations.
+      int64_t perTrip = a.offset->coefficient(term) *
+                        (getConstantIntValue(loop.getLowerBound()) ? *step : 1);
+      if (trips->getZExtValue() > 1)
+        digits.push_back({perTrip, int64_t(trips->getZExtValue())});
+      seen.insert(term);
+    }
+    for (auto &[term, coefficient] : a.offset->terms)
+      if (!seen.count(term))
+        return std::nullopt;
+    for (Digit &d : digits)
+      d.step = std::abs(d.step);
+    llvm::sort(digits, [](const Digit &x, const Digit &y) {
+      return x.step < y.step;
+    });
+    return digits;
+  };
+  // Whether each (block, thread, iteration) reads elements of its own:
+  // each digit's step at least the span of the digits below it.
+  auto distinct = [](ArrayRef<Digit> digits, int64_t width) {
+    int64_t span = width;
+    for (const Digit &d : digits) {
+      if (d.step < span)
+        return false;
+      span += d.step * (d.count - 1);
+    }
+    return true;
+  };
+  // Whether two loads of such digits whose constants differ by `delta`
+  // may read a common element: some difference of the digits' values
+  // brings `delta` within the width (the digit nearest from the top down;
+  // the digits below reach less than one step of it).
+  std::function<bool(ArrayRef<Digit>, int64_t, int64_t)> meets =
+      [&](ArrayRef<Digit> digits, int64_t delta, int64_t width) -> bool {
+    if (digits.empty())
+      return std::abs(delta) < width;
+    const Digit &top = digits.back();
+    int64_t q = delta / top.step;
+    for (int64_t k : {q - 1, q, q + 1})
+      if (std::abs(k) < top.count &&
+          meets(digits.drop_back(), delta - k * top.step, width))
+        return true;
+    return false;
+  };
+  // `o` runs before `a` (in an iteration of the loops around both): in the
+  // innermost block holding both, `o`'s op comes first.
+  auto runsBefore = [](Operation *o, Operation *a) {
+    for (Operation *y = a; y && y->getBlock(); y = y->getParentOp())
+      if (Operation *x = y->getBlock()->findAncestorOpInBlock(*o))
+        return x != y && x->isBeforeInBlock(y);
+    return false;
+  };
+
+  SmallVector<AccessInfo> loads;
+  for (AccessInfo &a : collectAccesses(func))
+    if (!a.isStore && readOnly.contains(a.base) &&
+        isa<memref::LoadOp, vector::LoadOp>(a.op))
+      loads.push_back(a);
+  for (const AccessInfo &a : loads) {
+    int64_t bytes = int64_t(a.width) * a.elementBytes;
+    if (!a.offset || a.space != "global" ||
+        (bytes != 4 && bytes != 8 && bytes != 16) || a.alignment < bytes)
+      continue;
+    // A vector of 32-bit or narrower elements (read as 32-bit words), or
+    // a 32-bit scalar.
+    if (auto load = dyn_cast<vector::LoadOp>(a.op)) {
+      if (load.getVectorType().getRank() != 1 ||
+          load.getVectorType().getElementTypeBitWidth() > 32)
+        continue;
+    } else if (bytes != 4) {
+      continue;
+    }
+    std::optional<SmallVector<Digit>> digits = digitsOf(a);
+    if (!digits || !distinct(*digits, a.width))
+      continue;
+    // Every other load of the buffer that may read what `a` reads runs
+    // before it: `a` is the last use (softmax's second pass over its row).
+    // Loads of the same digits meet where their constants allow; any
+    // other may meet.
+    bool last = llvm::all_of(loads, [&](const AccessInfo &o) {
+      if (o.op == a.op || o.root != a.root)
+        return true;
+      std::optional<SmallVector<Digit>> other =
+          o.offset ? digitsOf(o) : std::nullopt;
+      bool may = !other || *other != *digits ||
+                 meets(*digits, o.offset->constant - a.offset->constant,
+                       std::max(a.width, o.width));
+      return !may || runsBefore(o.op, a.op);
+    });
+    if (last)
+      out.push_back(a);
+  }
+  return out;
+}
+
+/// Reads each element that a kernel reads once (lastUseLoads) with an L2
+/// evict-first policy and without allocating in L1: `ld.global.nc` with
+/// `L1::no_allocate` and `L2::cache_hint` (createpolicy ... evict_first).
+/// Lines read once then leave the L2 first, and what the L2 held before
+/// the kernel (another kernel's results, dirty lines that would otherwise
+/// be written back to make room) stays. LLVM 22's NVPTX has no such load,
+/// so it is inline PTX, and it reads nothing else: the buffer is read-only
+/// for the whole kernel, so the load is free to move.
+static void streamLastUseLoads(ModuleOp module) {
+  module.walk([&](gpu::GPUFuncOp func) {
+    if (!func.isKernel())
+      return;
+    // The address goes to the inline PTX as an integer, which LLVM takes
+    // for an escape of the pointer: say that the kernel only reads the
+    // buffer, or its other loads lose the read-only path (ld.global.nc).
+    DenseSet<Value> readOnly = readOnlyViews(func);
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (readOnly.contains(func.getArgument(i)))
+        func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
+                        UnitAttr::get(func.getContext()));
+    // The short loops around them, unrolled here: LLVM counts inline PTX
+    // as a call, and would leave a loop of four such loads (softmax's
+    // second pass on 512 threads) rolled where it unrolls plain loads.
+    SetVector<Operation *> shortLoops;
+    for (const AccessInfo &a : lastUseLoads(func)) {
+      Operation *load = a.op;
+      if (auto loop = load->getParentOfType<scf::ForOp>())
+        if (std::optional<APInt> trips = loop.getStaticTripCount())
+          if (trips->ule(8))
+            shortLoops.insert(loop);
+      OpBuilder b(load);
+      Location loc = load->getLoc();
+      ValueRange indices;
+      Value memref;
+      if (auto l = dyn_cast<memref::LoadOp>(load)) {
+        memref = l.getMemref();
+        indices = l.getIndices();
+      } else {
+        auto v = cast<vector::LoadOp>(load);
+        memref = v.getBase();
+        indices = v.getIndices();
+      }
+      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+      Value offset = meta.getOffset();
+      for (auto [index, stride] : llvm::zip(indices, meta.getStrides()))
+        offset = arith::AddIOp::create(
+            b, loc, offset, arith::MulIOp::create(b, loc, index, stride));
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, meta.getBaseBuffer());
+      Value bytes = arith::MulIOp::create(
+          b, loc, offset,
+          arith::ConstantIndexOp::create(b, loc, a.elementBytes));
+      Value address = arith::IndexCastOp::create(
+          b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, bytes));
+      int64_t words = int64_t(a.width) * a.elementBytes / 4;
+      std::string results, constraints;
+      for (int64_t w = 0; w < words; ++w) {
+        results += (w ? ", $" : "$") + std::to_string(w);
+        constraints += "=r,";
+      }
+      constraints += "l";
+      std::string vec = words == 1 ? "" : ".v" + std::to_string(words);
+      std::string ptx =
+          "{\n\t.reg .b64 %tirx_evict_first;\n\t"
+          "createpolicy.fractional.L2::evict_first.b64 %tirx_evict_first, "
+          "1.0;\n\tld.global.nc.L1::no_allocate.L2::cache_hint" +
+          vec + ".b32 " + (words == 1 ? results : "{" + results + "}") +
+          ", [$" + std::to_string(words) + "], %tirx_evict_first;\n\t}";
+      Type i32 = b.getI32Type();
+      Type resultType =
+          words == 1 ? i32
+                     : LLVM::LLVMStructType::getLiteral(
+                           b.getContext(), SmallVector<Type>(words, i32));
+      auto asmOp = LLVM::InlineAsmOp::create(
+          b, loc, resultType, ValueRange{address}, ptx, constraints,
+          /*has_side_effects=*/false, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+      Value loaded;
+      if (words == 1) {
+        loaded = asmOp.getResult(0);
+      } else {
+        SmallVector<Value> parts;
+        for (int64_t w = 0; w < words; ++w)
+          parts.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0),
+                                                       ArrayRef<int64_t>{w}));
+        loaded = vector::FromElementsOp::create(
+            b, loc, VectorType::get({words}, i32), parts);
+      }
+      Type type = load->getResult(0).getType();
+      if (isa<VectorType>(type))
+        loaded = vector::BitCastOp::create(b, loc, cast<VectorType>(type),
+                                           words == 1
+                                               ? vector::FromElementsOp::create(
+                                                     b, loc,
+                                                     VectorType::get({1}, i32),
+                                                     ValueRange{loaded})
+                                                     .getResult()
+                                               : loaded);
+      else if (type != i32)
+        loaded = arith::BitcastOp::create(b, loc, type, loaded);
+      load->getResult(0).replaceAllUsesWith(loaded);
+      load->erase();
+    }
+    for (Operation *loop : shortLoops)
+      (void)loopUnrollFull(cast<scf::ForOp>(loop));
   });
 }
 
@@ -973,6 +1260,7 @@ void ExportBundlePass::runOnOperation() {
   if (options.barePtr && !reference) {
     markDistinctBuffers(*copy, manifest);
     hoistReadOnlyLoads(*copy);
+    streamLastUseLoads(*copy);
   }
 
   if (failed(runStrict([&](OpPassManager &pm) {

@@ -64,7 +64,8 @@
 // CHECK-NEXT: "role": "out",
 
 // PTX: .entry scale_kernel(
-// PTX: ld.global.nc.v4.b32
+// src, which each thread reads once, through the L2 evict-first policy:
+// PTX: ld.global.nc.L1::no_allocate.L2::cache_hint.v4.b32
 // PTX: st.global.v4.b32
 
 func.func @scale(%alpha: f32 {tirx.name = "alpha", tirx.value = 0.5 : f32},
