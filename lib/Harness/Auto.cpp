@@ -590,9 +590,10 @@ ReductionKind reductionKindOf(const OpFacts &op) {
 }
 
 /// Whether opSteps gives `op` to reduce_in_block: a row per block, at the
-/// top (tiled so next) or in its block.
+/// top (tiled so next) or in its block; rows of a run-time number too (a
+/// block per row, the fill's buffer covered once: startFills).
 bool reducedInBlock(const OpFacts &op) {
-  if (!anyReduction(op) || dynamic(op) || op.name == "linalg.matmul" ||
+  if (!anyReduction(op) || op.name == "linalg.matmul" ||
       op.name == "linalg.batch_matmul")
     return false;
   LoopExtents e = loopExtents(op);

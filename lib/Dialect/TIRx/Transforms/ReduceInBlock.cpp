@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
+#include "tirx/Dialect/TIRx/Transforms/Sizes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -714,11 +715,9 @@ bool tirx::reduceIndexInBlockUsesShuffles(Type value, Type index,
 }
 
 bool tirx::tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile) {
-  std::optional<SmallVector<int64_t>> upper =
-      getConstantIntValues(loop.getMixedUpperBound());
+  SmallVector<OpFoldResult> upper = loop.getMixedUpperBound();
   MemRefType source = tile.getSourceType();
-  if (!loop.isNormalized() || !upper || !source.hasStaticShape() ||
-      tile.getType().getRank() != source.getRank() ||
+  if (!loop.isNormalized() || tile.getType().getRank() != source.getRank() ||
       llvm::any_of(tile.getMixedStrides(),
                    [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
     return false;
@@ -747,14 +746,25 @@ bool tirx::tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile) {
         return std::make_pair(unsigned(k), factor);
     return std::nullopt;
   };
+  // Whether `trips` tiles of `size` make dimension `d` of the source: a
+  // static extent, or a run-time one (tirx.dims) that the trip count is
+  // the size of, one element a tile.
+  auto covers = [&](OpFoldResult trips, int64_t size, unsigned d) {
+    if (source.isDynamicDim(d)) {
+      auto value = dyn_cast<Value>(trips);
+      std::optional<std::string> extent = sizeOfBufferDim(tile.getSource(), d);
+      return size == 1 && value && extent && sizeOfDim(value) == extent;
+    }
+    std::optional<int64_t> t = getConstantIntValue(trips);
+    return t && *t * size == source.getDimSize(d);
+  };
   for (auto [d, offset, size] :
        llvm::enumerate(tile.getMixedOffsets(), tile.getMixedSizes())) {
     std::optional<int64_t> s = getConstantIntValue(size);
-    int64_t extent = source.getDimSize(d);
     if (!s)
       return false;
     if (isConstantIntValue(offset, 0)) {
-      if (*s != extent)
+      if (source.isDynamicDim(d) || *s != source.getDimSize(d))
         return false;
       continue;
     }
@@ -762,7 +772,7 @@ bool tirx::tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile) {
     std::optional<std::pair<unsigned, int64_t>> iv =
         value ? scaledIv(value) : std::nullopt;
     if (!iv || used[iv->first] || iv->second != *s ||
-        (*upper)[iv->first] * *s != extent)
+        !covers(upper[iv->first], *s, unsigned(d)))
       return false;
     used[iv->first] = true;
   }
@@ -773,6 +783,9 @@ bool tirx::leavesBufferAlone(Operation *op, Value buffer) {
   return !op->walk([&](Operation *inner) {
               // gpu.barrier declares no effects; it orders its block's
               // threads and touches no buffer.
+              // memref.dim reads the buffer's size, none of its elements.
+              if (isa<memref::DimOp>(inner))
+                return WalkResult::advance();
               bool known =
                   isa<MemoryEffectOpInterface, gpu::BarrierOp>(inner) ||
                   inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
@@ -819,7 +832,7 @@ SmallVector<linalg::FillOp, 2> tirx::startFills(linalg::LinalgOp op) {
       return {};
     // Nothing but the fill, the tile and ops after the loop use the buffer.
     for (Operation *user : buffer.getUsers()) {
-      if (user == fill || user == tile)
+      if (user == fill || user == tile || isa<memref::DimOp>(user))
         continue;
       Operation *at = loop->getBlock()->findAncestorOpInBlock(*user);
       if (!at || !loop->isBeforeInBlock(at))

@@ -214,3 +214,65 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Rows of a run-time number (tirx.dims names the rows of %x and of %s one
+// size, s0): a block per row covers %s once, as for a static size. The
+// memref.dim of %s between the fill and the blocks reads its size, not its
+// elements. The fill is gone.
+// CHECK-LABEL: func.func @dynamic_rows
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   scf.forall (%{{.*}}) in (%{{.*}})
+//   CHECK-NOT:     memref.load %{{.*}} : memref<1xf32, strided<[1], offset: ?>>
+//       CHECK:     memref.store %{{.*}} : memref<1xf32, strided<[1], offset: ?>>
+//       CHECK:   return
+func.func @dynamic_rows(%x: memref<?x256xf32> {tirx.dims = ["s0", ""]}, %s: memref<?xf32> {tirx.dims = ["s0"]}) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%s : memref<?xf32>)
+  %n = memref.dim %s, %c0 : memref<?xf32>
+  linalg.reduce ins(%x : memref<?x256xf32>) outs(%s : memref<?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %m = arith.addf %a, %acc : f32
+      linalg.yield %m : f32
+    }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The rows of %x and of %s are sizes of different names (s0, s1): nothing
+// says a block per row of %x covers %s; the fill stays, and the blocks
+// read %s.
+// CHECK-LABEL: func.func @dynamic_rows_unproven
+//       CHECK:   linalg.fill
+//       CHECK:   scf.forall (%{{.*}}) in (%{{.*}})
+//       CHECK:     memref.load %{{.*}} : memref<1xf32, strided<[1], offset: ?>>
+//       CHECK:   return
+func.func @dynamic_rows_unproven(%x: memref<?x256xf32> {tirx.dims = ["s0", ""]}, %s: memref<?xf32> {tirx.dims = ["s1"]}) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<?xf32>)
+  linalg.reduce ins(%x : memref<?x256xf32>) outs(%s : memref<?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %m = arith.addf %a, %acc : f32
+      linalg.yield %m : f32
+    }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %r = transform.tirx.reduce_in_block %t threads = 64 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -127,7 +127,8 @@ struct ReduceInBlockOptions {
 };
 
 /// Whether `op`, with the ops it holds, leaves `buffer` alone: none of them
-/// names the buffer and each has known memory effects (no call, no op of
+/// names the buffer (but memref.dim, which reads its size) and each has
+/// known memory effects (no call, no op of
 /// unknown effects but gpu.barrier), so that whatever it reads or writes is another
 /// buffer (a function's arguments are distinct buffers, as the runner
 /// allocates them; a view of `buffer` is an op that names it).
@@ -145,12 +146,14 @@ bool leavesBufferAlone(Operation *op, Value buffer);
 SmallVector<linalg::FillOp, 2> startFills(linalg::LinalgOp op);
 
 /// Whether the iterations of `loop` (a normalized forall: lower bounds 0,
-/// steps 1, static upper bounds) take `tile` (a memref.subview in its body,
-/// unit strides, static sizes) of every element of the subview's source
-/// exactly once: along each dimension the offset is 0 with the whole
-/// extent, or `iv * size` (the iv itself for size 1) of an induction
-/// variable of its own whose trip count times size is the extent; every
-/// induction variable is used.
+/// steps 1) take `tile` (a memref.subview in its body, unit strides, static
+/// sizes) of every element of the subview's source exactly once: along each
+/// dimension the offset is 0 with the whole (static) extent, or `iv * size`
+/// (the iv itself for size 1) of an induction variable of its own whose
+/// trip count times size is the extent; every induction variable is used.
+/// A run-time extent (a size tirx.dims names) is covered by tiles of one
+/// element and a trip count that is `memref.dim` of a dimension of the same
+/// name (sizeOfDim).
 bool tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile);
 
 /// Rewrites `op` into a reduction shared by the threads of a block: each
