@@ -456,9 +456,12 @@ static SmallVector<AccessInfo> lastUseLoads(gpu::GPUFuncOp func) {
   if (readOnly.empty())
     return out;
   // The values each block and thread id takes (the launch's sizes, known
-  // to the kernel once outlined from constants); an id the kernel uses
-  // with no known size makes no proof.
+  // to the kernel once outlined from constants). A block id of a run-time
+  // count (a grid of one block per row of a run-time number) takes any
+  // number of values: a digit the proof below accepts only as the top one.
+  // A thread id the kernel uses with no known size makes no proof.
   static const char *xyz[] = {"x", "y", "z"};
+  constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
   std::map<std::string, int64_t> counts;
   if (std::optional<ArrayRef<int32_t>> block = func.getKnownBlockSize())
     for (auto [i, n] : llvm::enumerate(*block))
@@ -473,8 +476,9 @@ static SmallVector<AccessInfo> lastUseLoads(gpu::GPUFuncOp func) {
     if (op->use_empty())
       return;
     if (auto bid = dyn_cast<gpu::BlockIdOp>(op))
-      unknown |= !counts.count(std::string("bid.") +
-                               xyz[unsigned(bid.getDimension())]);
+      counts.try_emplace(std::string("bid.") +
+                             xyz[unsigned(bid.getDimension())],
+                         kUnbounded);
     if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
       unknown |= !counts.count(std::string("tid.") +
                                xyz[unsigned(tid.getDimension())]);
@@ -534,13 +538,20 @@ static SmallVector<AccessInfo> lastUseLoads(gpu::GPUFuncOp func) {
     return digits;
   };
   // Whether each (block, thread, iteration) reads elements of its own:
-  // each digit's step at least the span of the digits below it.
-  auto distinct = [](ArrayRef<Digit> digits, int64_t width) {
+  // each digit's step at least the span of the digits below it (a digit of
+  // unbounded count spans everything: the top one only).
+  auto distinct = [&](ArrayRef<Digit> digits, int64_t width) {
     int64_t span = width;
-    for (const Digit &d : digits) {
+    for (auto [i, d] : llvm::enumerate(digits)) {
       if (d.step < span)
         return false;
-      span += d.step * (d.count - 1);
+      if (i + 1 == digits.size())
+        break;
+      int64_t reach;
+      if (d.count == kUnbounded ||
+          llvm::MulOverflow(d.step, d.count - 1, reach) ||
+          llvm::AddOverflow(span, reach, span))
+        return false;
     }
     return true;
   };
@@ -1255,9 +1266,10 @@ void ExportBundlePass::runOnOperation() {
                             [](const rt::KernelArg &a) { return a.descriptor; });
       }))
     options.barePtr = false;
-  // Upstream carries noalias to bare pointers only; the reference keeps
-  // upstream's lowering as it is.
-  if (options.barePtr && !reference) {
+  // The reference keeps upstream's lowering as it is. (Upstream carries
+  // noalias to bare pointers only; with memref descriptors the marks still
+  // let the hoisting and the last reads below know the read-only buffers.)
+  if (!reference) {
     markDistinctBuffers(*copy, manifest);
     hoistReadOnlyLoads(*copy);
     streamLastUseLoads(*copy);
