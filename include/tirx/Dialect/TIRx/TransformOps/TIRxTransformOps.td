@@ -971,9 +971,12 @@ def TIRx_ReduceInBlockOp : TIRx_TransformOp<"reduce_in_block", "linalg.generic",
     value, then the reduction into it), is started by the blocks
     themselves: when a `linalg.fill` of a scalar writes the whole buffer
     that the block loop's tiles of the output cover once each (offsets
-    `iv * size` of a normalized forall, or 0 with the whole extent), lies in
-    front of the loop with only fills and ops free of memory effects
-    between, and nothing else in or before the loop uses that buffer,
+    `iv * size` of a normalized forall, or 0 with the whole extent; a
+    run-time extent by tiles of one element and a trip count that is the
+    `memref.dim` of a dimension `tirx.dims` gives the same size name), lies
+    in front of the loop with only fills and ops free of memory effects
+    between (`memref.dim` of the buffer reads its size only), and nothing
+    else in or before the loop uses that buffer,
     the last step combines the block's result with the fill's value instead
     of reading the output, and the fill is erased: one kernel rather than a
     fill kernel and the reduction's (an argmax's two fills likewise, both or
