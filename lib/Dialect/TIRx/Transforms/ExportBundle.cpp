@@ -1273,6 +1273,13 @@ void ExportBundlePass::runOnOperation() {
     markDistinctBuffers(*copy, manifest);
     hoistReadOnlyLoads(*copy);
     streamLastUseLoads(*copy);
+    // Descriptors: the marks have served; upstream would only warn that it
+    // cannot carry them.
+    if (!options.barePtr)
+      copy->walk([](gpu::GPUFuncOp func) {
+        for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+          func.removeArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName());
+      });
   }
 
   if (failed(runStrict([&](OpPassManager &pm) {
