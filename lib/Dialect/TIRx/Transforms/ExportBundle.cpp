@@ -456,29 +456,49 @@ static SmallVector<AccessInfo> lastUseLoads(gpu::GPUFuncOp func) {
   if (readOnly.empty())
     return out;
   // The values each block and thread id takes (the launch's sizes, known
-  // to the kernel once outlined from constants). A block id of a run-time
-  // count (a grid of one block per row of a run-time number) takes any
-  // number of values: a digit the proof below accepts only as the top one.
-  // A thread id the kernel uses with no known size makes no proof.
+  // to the kernel once outlined from constants). A grid of run-time size
+  // (one block per row of a run-time number) is read at the kernel's
+  // launches: a dimension constant at all of them takes the largest, any
+  // other any number of values (a digit the proof below accepts only as
+  // the top one), whether the kernel reads that block id or not (blocks
+  // that do not read it read the same elements). A thread id the kernel
+  // uses with no known size makes no proof.
   static const char *xyz[] = {"x", "y", "z"};
   constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
   std::map<std::string, int64_t> counts;
   if (std::optional<ArrayRef<int32_t>> block = func.getKnownBlockSize())
     for (auto [i, n] : llvm::enumerate(*block))
       counts[std::string("tid.") + xyz[i]] = n;
-  if (std::optional<ArrayRef<int32_t>> grid = func.getKnownGridSize())
+  if (std::optional<ArrayRef<int32_t>> grid = func.getKnownGridSize()) {
     for (auto [i, n] : llvm::enumerate(*grid))
       counts[std::string("bid.") + xyz[i]] = n;
+  } else {
+    int64_t launchedGrid[3] = {1, 1, 1};
+    bool launched = false;
+    auto kernels = func->getParentOfType<gpu::GPUModuleOp>();
+    if (auto module = kernels ? kernels->getParentOfType<ModuleOp>() : nullptr)
+      module.walk([&](gpu::LaunchFuncOp launch) {
+        if (launch.getKernelModuleName() != kernels.getNameAttr() ||
+            launch.getKernelName() != func.getNameAttr())
+          return;
+        launched = true;
+        Value sizes[] = {launch.getGridSizeX(), launch.getGridSizeY(),
+                         launch.getGridSizeZ()};
+        for (auto [i, size] : llvm::enumerate(sizes)) {
+          std::optional<int64_t> n = getConstantIntValue(size);
+          launchedGrid[i] = std::max(launchedGrid[i], n ? *n : kUnbounded);
+        }
+      });
+    for (unsigned i = 0; i < 3; ++i)
+      counts[std::string("bid.") + xyz[i]] =
+          launched ? launchedGrid[i] : kUnbounded;
+  }
   bool unknown = false;
   func.walk([&](Operation *op) {
     // (Outlining defines every id of the launch; the unused ones vary
     // nothing.)
     if (op->use_empty())
       return;
-    if (auto bid = dyn_cast<gpu::BlockIdOp>(op))
-      counts.try_emplace(std::string("bid.") +
-                             xyz[unsigned(bid.getDimension())],
-                         kUnbounded);
     if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
       unknown |= !counts.count(std::string("tid.") +
                                xyz[unsigned(tid.getDimension())]);
