@@ -184,8 +184,11 @@ try:
     # Submission, collection, and a task cancelled while it runs.
     ws = os.path.join(out, "cancel")
     init(ws)
+    # Each run takes 3 s: the scancel below lands while the task runs even
+    # on a loaded machine (with 1 s, the task had at times finished its
+    # candidate first, and nothing was retried).
     t = tune(cluster, ws, os.path.join(out, "cancel.jsonl"),
-             {"FAKE_RUNNER_SLEEP": "1"}, 6)
+             {"FAKE_RUNNER_SLEEP": "3"}, 6)
     running = wait_for("a running task", lambda: [
         x for x in cluster.tasks("RUNNING") if "[" not in x], 40)
     victim = running[0]
