@@ -475,11 +475,10 @@ static SmallVector<AccessInfo> lastUseLoads(gpu::GPUFuncOp func) {
   } else {
     int64_t launchedGrid[3] = {1, 1, 1};
     bool launched = false;
-    auto kernels = func->getParentOfType<gpu::GPUModuleOp>();
-    if (auto module = kernels ? kernels->getParentOfType<ModuleOp>() : nullptr)
+    if (auto module = func->getParentOfType<ModuleOp>())
       module.walk([&](gpu::LaunchFuncOp launch) {
-        if (launch.getKernelModuleName() != kernels.getNameAttr() ||
-            launch.getKernelName() != func.getNameAttr())
+        if (SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+                launch, launch.getKernelAttr()) != func)
           return;
         launched = true;
         Value sizes[] = {launch.getGridSizeX(), launch.getGridSizeY(),
