@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -216,7 +217,42 @@ std::optional<LinearIndex> mlir::tirx::linearize(Value index) {
   return linearizeImpl(index, 0);
 }
 
+std::optional<InlineWgmma> mlir::tirx::inlineWgmma(Operation *op) {
+  auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
+  if (!asmOp)
+    return std::nullopt;
+  llvm::StringRef text = asmOp.getAsmString();
+  llvm::StringRef key = "wgmma.mma_async.sync.aligned.";
+  size_t at = text.find(key);
+  if (at == llvm::StringRef::npos)
+    return std::nullopt;
+  // m64n128k8.f32.tf32.tf32 ...
+  llvm::StringRef rest = text.drop_front(at + key.size());
+  InlineWgmma w;
+  auto number = [&](char letter, int64_t &v) {
+    if (!rest.consume_front(llvm::StringRef(&letter, 1)))
+      return false;
+    size_t digits = rest.find_first_not_of("0123456789");
+    if (digits == 0 || digits == llvm::StringRef::npos ||
+        rest.take_front(digits).getAsInteger(10, v))
+      return false;
+    rest = rest.drop_front(digits);
+    return true;
+  };
+  if (!number('m', w.m) || !number('n', w.n) || !number('k', w.k))
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef, 4> types;
+  rest.take_until([](char c) { return c == ' ' || c == '\t'; })
+      .split(types, '.', -1, /*KeepEmpty=*/false);
+  if (types.size() < 3)
+    return std::nullopt;
+  w.typeA = types[1].str();
+  return w;
+}
+
 OpFlops mlir::tirx::opFlops(Operation *op) {
+  if (std::optional<InlineWgmma> wgmma = inlineWgmma(op))
+    return {2 * wgmma->m * wgmma->n * wgmma->k, /*threads=*/128};
   if (auto wgmma = dyn_cast<nvgpu::WarpgroupMmaOp>(op)) {
     // A warpgroup's M x N x K: from its descriptors' tiles.
     MemRefType a = wgmma.getDescriptorA().getType().getTensor();

@@ -135,6 +135,11 @@ from_recipe recipe-matmul_bf16-wgmma-odd "$in/matmul_bf16-odd.mlir" \
 export_ref linear_f32-odd-ref "$in/linear_f32-odd.mlir"
 from_recipe recipe-linear_f32-wgmma-odd "$in/linear_f32-odd.mlir" \
   "$ex/recipes/linear_f32-wgmma.json"
+# The tf32 matmul with B held as (k, n), at the same odd sizes: use_wgmma's
+# swapped product, C^T = B^T A^T (test/Integration/linear-tf32.test).
+export_ref matmul_f32-odd-ref "$in/matmul_f32-odd.mlir"
+from_recipe recipe-matmul_f32-wgmma-odd "$in/matmul_f32-odd.mlir" \
+  "$ex/recipes/linear_f32-wgmma.json"
 # A bf16 linear on the same K-major path (test/Integration/linear16.test).
 export_ref linear_bf16-ref "$in/linear_bf16.mlir"
 from_recipe recipe-linear_bf16-wgmma "$in/linear_bf16.mlir" \

@@ -51,6 +51,15 @@ struct OpFlops {
 };
 OpFlops opFlops(Operation *op);
 
+/// A warpgroup MMA written as inline PTX (an llvm.inline_asm whose text holds
+/// `wgmma.mma_async...m<M>n<N>k<K>.<dtype>.<atype>.<btype>`, as use_wgmma
+/// writes the form with A in registers): its shape and A's PTX type.
+struct InlineWgmma {
+  int64_t m = 0, n = 0, k = 0;
+  std::string typeA;
+};
+std::optional<InlineWgmma> inlineWgmma(Operation *op);
+
 struct AccessInfo {
   Operation *op = nullptr;
   Value base;             // the memref accessed

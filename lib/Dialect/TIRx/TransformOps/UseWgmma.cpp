@@ -494,15 +494,11 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "use use_mma for other types");
   }
   // wgmma transposes 16-bit operands only (PTX ISA, wgmma.mma_async:
-  // imm-trans-a/b for .f16 and .bf16): a 32-bit B must be K-major.
-  if (elemA.isF32() && !kMajorB)
-    return reject(self, target, RefusalCode::unsupported_type,
-                  "B is read as (k, n), N contiguous: wgmma takes f32 (tf32) "
-                  "operands K-major only (it transposes 16-bit ones only), "
-                  "so B must be held as (n, k)",
-                  "store B as (n, k) first: transpose_operand with operand 1 "
-                  "before tile_to_blocks (a K-major B, as nn.Linear's x W^T "
-                  "is), or use use_mma");
+  // imm-trans-a/b for .f16 and .bf16): an f32 B held as (k, n) is computed
+  // as C^T = B^T A^T, B^T from registers (where wgmma takes any layout),
+  // A K-major as wgmma's B. Its warpgroups split C's columns, 64 or more
+  // each.
+  const bool swapped = elemA.isF32() && !kMajorB;
   const int64_t elemBytes = elemA.getIntOrFloatBitWidth() / 8;
 
   ArrayRef<int64_t> shapeC = cast<MemRefType>(c.getType()).getShape();
@@ -517,13 +513,18 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                       "take " +
                       (groups == 1 ? Twine("64 or 128") : Twine(groups * 64)),
                   "tile_to_blocks with tile sizes [128, 128] (or [64, ...])");
-  if (bn % kWgmmaTileK != 0 || bn > 256)
+  if (bn % kWgmmaTileK != 0 || bn > 256 ||
+      (swapped && bn % (groups * kWgmmaM) != 0))
     return reject(self, target, RefusalCode::bad_block_size,
                   "the block tile has " + Twine(bn) +
                       " columns; use_wgmma takes 64, 128, 192 or 256 " +
                       (kMajorB ? Twine("(wgmma takes N <= 256)")
-                               : Twine("(B arrives in 64-column boxes, "
-                                       "wgmma takes N <= 256)")),
+                       : swapped
+                           ? Twine("(f32 with B as (k, n): each warpgroup "
+                                   "computes 64, 128, 192 or 256 of them, "
+                                   "wgmma's M is C's columns)")
+                           : Twine("(B arrives in 64-column boxes, "
+                                   "wgmma takes N <= 256)")),
                   "tile_to_blocks with tile sizes [128, 128] or [128, 256]");
   auto fullA = cast<MemRefType>(sources->a.getType());
   auto fullB = cast<MemRefType>(sources->b.getType());
@@ -550,11 +551,13 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       return reject(self, target, RefusalCode::not_divisible,
                     "N = " + Twine(n) + " is not a multiple of 4: the tail "
                     "blocks store C four columns at a time");
-    if (!kMajorB && n % 8 != 0)
+    if (!kMajorB && n % (16 / elemBytes) != 0)
       return reject(self, target, RefusalCode::not_divisible,
-                    "N = " + Twine(n) + " is not a multiple of 8: the rows "
-                    "of B (" + Twine(n * 2) + " bytes) are not a multiple "
-                    "of 16 bytes, which TMA's tensor maps need");
+                    "N = " + Twine(n) + " is not a multiple of " +
+                        Twine(16 / elemBytes) + ": the rows of B (" +
+                        Twine(n * elemBytes) +
+                        " bytes) are not a multiple of 16 bytes, which "
+                        "TMA's tensor maps need");
   }
   // A tensor map's rows are a multiple of 16 bytes (cuTensorMapEncodeTiled):
   // A's (and a K-major B's) are K elements. A last tile of K shorter than a

@@ -1058,7 +1058,11 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     // nvgpu.warpgroup.mma or nvvm.wgmma.mma_async): the check's tolerance
     // and the roofline's peak follow it.
     func.walk([&](Operation *op) {
-      if (auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+      if (std::optional<mlir::tirx::InlineWgmma> wgmma = mlir::tirx::inlineWgmma(op)) {
+        if (wgmma->typeA == "tf32" || wgmma->typeA == "f16" ||
+            wgmma->typeA == "bf16")
+          manifest.math = wgmma->typeA;
+      } else if (auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
         if (wgmma.getTypeA() == NVVM::WGMMATypes::tf32)
           manifest.math = "tf32";
         else if (wgmma.getTypeA() == NVVM::WGMMATypes::f16)

@@ -51,8 +51,6 @@ using tirx::kWgmmaRowBytes;
 using tirx::kWgmmaTileK;
 
 namespace {
-/// Bytes of one 64 x 64 box of 16-bit elements (64 rows of 128 bytes).
-constexpr int64_t kBoxBytes = kWgmmaTileK * kWgmmaTileK * 2;
 /// f32 elements of padding per row of C's tile in shared memory.
 constexpr int64_t kCPad = 8;
 /// Bytes of one K step of wgmma in a staged row: 8 tf32 or 16 16-bit
@@ -280,13 +278,16 @@ struct Staging {
                                     Value());
       return;
     }
-    for (int64_t j = 0; j < bn / kWgmmaTileK; ++j) {
-      Value dstB = view(b.add(b.add(pad, bBase + j * kBoxBytes),
+    // Boxes of tileK rows of K by 128 bytes of N (64 x 64 16-bit elements,
+    // 32 x 32 f32).
+    const int64_t boxBytes = tileK * kWgmmaRowBytes;
+    for (int64_t j = 0; j < bn / tileK; ++j) {
+      Value dstB = view(b.add(b.add(pad, bBase + j * boxBytes),
                               b.mul(stage, bBytes)),
-                        smemType({kWgmmaTileK, kWgmmaTileK}, elem));
+                        smemType({tileK, tileK}, elem));
       nvgpu::TmaAsyncLoadOp::create(
           rewriter, loc, dstB, full, mapB,
-          ValueRange{b.add(col0, j * kWgmmaTileK), b.add(k0, rowK)}, stage,
+          ValueRange{b.add(col0, j * tileK), b.add(k0, rowK)}, stage,
           Value(),
           Value());
     }
@@ -329,12 +330,29 @@ struct Staging {
     });
   }
 
+  /// A descriptor of the K-major, 128-byte swizzled tile at `byteOffset`
+  /// (16-byte aligned) from the stages' first byte, and one `bytes` (a
+  /// constant multiple of 16) past `desc`'s.
+  Value descriptorAt(Value byteOffset);
+  Value plus(Value desc, int64_t bytes);
+  Value i64Const(uint64_t v);
+  /// Once every group of wgmma completed, stores the K loop's accumulators
+  /// (LLVM structs of wgmma's D fragment, a group of 64 rows each) into
+  /// `sums`, or their transposes (the swapped product's).
+  void storeSums(scf::ForOp loop, Value sums, bool transposed);
+  /// The descriptor of the stages' first byte (startDescriptors makes it).
+  Value descriptorStart;
+  void startDescriptors();
+
   /// The K loop on nvgpu.warpgroup.mma (B held as (k, n), 16-bit): stores
   /// the sums into `sums` (BM x (BN + pad) f32 in shared memory) once
   /// every wgmma completed.
   void nvgpuLoop(Value sums);
   /// The K loop on NVVM's wgmma.mma_async with both operands K-major.
   void kMajorLoop(Value sums);
+  /// The K loop of an f32 (tf32) matmul with B held as (k, n): C^T = B^T
+  /// A^T on wgmma with its A (B^T) in registers.
+  void swapLoop(Value sums);
 
   /// A barrier's wait: spins this many ticks per try.
   static constexpr int64_t kTicks = 10000000;
@@ -391,39 +409,97 @@ void Staging::nvgpuLoop(Value sums) {
                                      storeView);
 }
 
+Value Staging::i64Const(uint64_t v) {
+  return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(),
+                                      int64_t(v));
+}
+
+void Staging::startDescriptors() {
+  // The start address field of the stages' first byte (the buffer's first
+  // 1024-byte boundary) and the fixed fields of a K-major, 128-byte swizzled
+  // operand.
+  Type i64 = rewriter.getI64Type();
+  Value field = arith::AndIOp::create(
+      rewriter, loc,
+      arith::IndexCastUIOp::create(rewriter, loc, i64,
+                                   b.div(b.add(address, pad), 16)),
+      i64Const(0x3FFF));
+  descriptorStart =
+      arith::OrIOp::create(rewriter, loc, field, i64Const(kKMajorDescriptor));
+}
+
+Value Staging::descriptorAt(Value byteOffset) {
+  // byteOffset >> 4 added to the start address field: no carry out of its
+  // 14 bits, shared memory ends below 2^18 bytes.
+  return arith::AddIOp::create(
+      rewriter, loc, descriptorStart,
+      arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                   b.div(byteOffset, 16)));
+}
+
+Value Staging::plus(Value desc, int64_t bytes) {
+  if (bytes == 0)
+    return desc;
+  return arith::AddIOp::create(rewriter, loc, desc, i64Const(bytes >> 4));
+}
+
+void Staging::storeSums(scf::ForOp loop, Value sums, bool transposed) {
+  Type f32 = rewriter.getF32Type();
+  ValueRange accs = loop.getResults();
+  rewriter.setInsertionPointAfter(loop);
+  NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, uint64_t(0));
+  gpu::BarrierOp::create(rewriter, loc);
+  // wgmma's D fragment (PTX ISA, "Matrix D" of wgmma .m64nNk8/.m64nNk16,
+  // f32): warp w of a warpgroup holds rows 16 w to 16 w + 15 of its 64;
+  // sum 4 j + 2 h + e of lane l is row 16 w + l / 4 + 8 h, column
+  // 8 j + 2 (l % 4) + e. Untransposed, the second warpgroup's warps (4 to
+  // 7) hold rows 64 to 127: row 16 (tid / 32) + ..., whichever warpgroup.
+  // Transposed, the rows are C's columns, from the warpgroup's first (it
+  // takes BN / warpgroups of them).
+  Value row =
+      transposed
+          ? b.add(b.mul(b.div(tid, 128), bn / groups),
+                  b.add(b.mul(b.div(b.rem(tid, 128), 32), 16),
+                        b.div(b.rem(tid, 32), 4)))
+          : b.add(b.mul(b.div(tid, 32), 16), b.div(b.rem(tid, 32), 4));
+  Value col = b.mul(b.rem(tid, 4), 2);
+  auto pairType = VectorType::get({2}, f32);
+  auto accType = cast<LLVM::LLVMStructType>(accs.front().getType());
+  const int64_t cols = accType.getBody().size() * 2;
+  for (auto [g, acc] : llvm::enumerate(accs))
+    for (int64_t j = 0; j < cols / 8; ++j)
+      for (int64_t h = 0; h < 2; ++h) {
+        SmallVector<Value> pair;
+        for (int64_t e = 0; e < 2; ++e)
+          pair.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc,
+                                                      4 * j + 2 * h + e));
+        if (transposed) {
+          // The sums of C^T: row r of the accumulator is column r of C;
+          // the pair, two rows of C.
+          Value r = b.add(row, int64_t(g) * kWgmmaM + 8 * h);
+          Value c = b.add(col, 8 * j);
+          for (int64_t e = 0; e < 2; ++e)
+            memref::StoreOp::create(rewriter, loc, pair[e], sums,
+                                    ValueRange{b.add(c, e), r});
+          continue;
+        }
+        Value v = vector::FromElementsOp::create(rewriter, loc, pairType, pair);
+        // Rows of BN + 8 f32 and an even column: 8-byte aligned.
+        vector::StoreOp::create(rewriter, loc, v, sums,
+                                ValueRange{b.add(row, int64_t(g) * kWgmmaM + 8 * h),
+                                           b.add(col, 8 * j)},
+                                /*nontemporal=*/false, llvm::Align(8));
+      }
+}
+
 void Staging::kMajorLoop(Value sums) {
   Type f32 = rewriter.getF32Type();
-  Type i64 = rewriter.getI64Type();
   // One accumulator per 64 rows a warpgroup computes: a thread's BN / 2
   // sums (wgmma's D fragment).
   auto accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(bn / 2, f32));
   const int64_t rowGroups = groupRows / kWgmmaM;
-  auto i64Const = [&](uint64_t v) -> Value {
-    return arith::ConstantIntOp::create(rewriter, loc, i64, int64_t(v));
-  };
-  // A descriptor of the tile at `byteOffset` (16-byte aligned) from
-  // `start`, the descriptor of the stages' first byte: the start address
-  // field is that of `start` plus byteOffset >> 4 (no carry out of its 14
-  // bits: shared memory ends below 2^18 bytes).
-  auto advance = [&](Value start, Value byteOffset) -> Value {
-    return arith::AddIOp::create(
-        rewriter, loc, start,
-        arith::IndexCastUIOp::create(rewriter, loc, i64, b.div(byteOffset, 16)));
-  };
-  // A descriptor `bytes` (a constant multiple of 16) past `desc`'s.
-  auto plus = [&](Value desc, int64_t bytes) -> Value {
-    if (bytes == 0)
-      return desc;
-    return arith::AddIOp::create(rewriter, loc, desc, i64Const(bytes >> 4));
-  };
-  Value startField = arith::AndIOp::create(
-      rewriter, loc,
-      arith::IndexCastUIOp::create(rewriter, loc, i64,
-                                   b.div(b.add(address, pad), 16)),
-      i64Const(0x3FFF));
-  Value start = arith::OrIOp::create(rewriter, loc, startField,
-                                     i64Const(kKMajorDescriptor));
+  startDescriptors();
   SmallVector<Value> inits;
   for (int64_t g = 0; g < rowGroups; ++g)
     inits.push_back(LLVM::ZeroOp::create(rewriter, loc, accType));
@@ -441,8 +517,8 @@ void Staging::kMajorLoop(Value sums) {
         if (groups > 1)
           offsetA = b.add(offsetA,
                           b.mul(b.div(tid, 128), kWgmmaM * kWgmmaRowBytes));
-        Value descA = advance(start, offsetA);
-        Value descB = advance(start, b.add(b.mul(stage, bBytes), bBase));
+        Value descA = descriptorAt(offsetA);
+        Value descB = descriptorAt(b.add(b.mul(stage, bBytes), bBase));
         NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
         SmallVector<Value> accs(iters.begin(), iters.end());
         // K steps of 32 bytes along the swizzled rows; the warpgroup's
@@ -465,31 +541,125 @@ void Staging::kMajorLoop(Value sums) {
         releaseAndRefill(i);
         scf::YieldOp::create(rewriter, loc, accs);
       });
-  rewriter.setInsertionPointAfter(loop);
-  NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, uint64_t(0));
-  gpu::BarrierOp::create(rewriter, loc);
-  // wgmma's D fragment (PTX ISA, "Matrix D" of wgmma .m64nNk8/.m64nNk16,
-  // f32): warp w of a warpgroup holds rows 16 w to 16 w + 15 of its 64;
-  // sum 4 j + 2 h + e of lane l is row 16 w + l / 4 + 8 h, column
-  // 8 j + 2 (l % 4) + e. The second warpgroup's warps (4 to 7) hold rows
-  // 64 to 127: row 16 (tid / 32) + ..., whichever warpgroup.
-  Value row = b.add(b.mul(b.div(tid, 32), 16), b.div(b.rem(tid, 32), 4));
-  Value col = b.mul(b.rem(tid, 4), 2);
-  auto pairType = VectorType::get({2}, f32);
-  for (int64_t g = 0; g < rowGroups; ++g)
-    for (int64_t j = 0; j < bn / 8; ++j)
+  storeSums(loop, sums, /*transposed=*/false);
+}
+
+void Staging::swapLoop(Value sums) {
+  Type f32 = rewriter.getF32Type();
+  Type i32 = rewriter.getI32Type();
+  // C^T = B^T A^T: wgmma's M is C's columns (BN, split among the
+  // warpgroups in groups of 64), its N is C's rows (BM). A thread holds
+  // BM / 2 sums per group of 64 columns.
+  const int64_t groupCols = bn / groups;
+  const int64_t colGroups = groupCols / kWgmmaM;
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(bm / 2, f32));
+  startDescriptors();
+  SmallVector<Value> inits;
+  for (int64_t g = 0; g < colGroups; ++g)
+    inits.push_back(LLVM::ZeroOp::create(rewriter, loc, accType));
+  // wgmma's A fragment of m64nNk8 .tf32 (PTX ISA, "Register Fragments",
+  // .tf32): lane l of warp w holds rows 16 w + l / 4 (a0, a2) and + 8 (a1,
+  // a3), columns l % 4 (a0, a1) and + 4 (a2, a3). Here a row is a column n
+  // of B and a column a row k: element (k, n) of a stage of B, which TMA
+  // wrote as boxes of 32 x 32 f32 (4 KiB), row k of a box 128 bytes whose
+  // 16-byte chunks are swizzled (chunk c at c ^ (k % 8)). A K step of 8 is
+  // 1024 bytes further, k % 8 unchanged: the offsets (in f32) of a
+  // thread's 4 elements in a stage, per group, are fixed but for the step.
+  Value lane = b.rem(tid, 32);
+  Value q = b.rem(lane, 4);
+  Value firstCol = b.add(b.mul(b.div(tid, 128), groupCols),
+                         b.add(b.mul(b.div(b.rem(tid, 128), 32), 16),
+                               b.div(lane, 4)));
+  const int64_t boxBytes = tileK * kWgmmaRowBytes;
+  SmallVector<std::array<Value, 4>> offsets;
+  for (int64_t g = 0; g < colGroups; ++g) {
+    std::array<Value, 4> four;
+    for (int64_t half = 0; half < 2; ++half)
       for (int64_t h = 0; h < 2; ++h) {
-        SmallVector<Value> pair;
-        for (int64_t e = 0; e < 2; ++e)
-          pair.push_back(LLVM::ExtractValueOp::create(
-              rewriter, loc, loop.getResult(g), 4 * j + 2 * h + e));
-        Value v = vector::FromElementsOp::create(rewriter, loc, pairType, pair);
-        // Rows of BN + 8 f32 and an even column: 8-byte aligned.
-        vector::StoreOp::create(rewriter, loc, v, sums,
-                                ValueRange{b.add(row, g * kWgmmaM + 8 * h),
-                                           b.add(col, 8 * j)},
-                                /*nontemporal=*/false, llvm::Align(8));
+        Value n = b.add(firstCol, g * kWgmmaM + 8 * h);
+        Value k = b.add(q, 4 * half);
+        Value chunk = arith::XOrIOp::create(rewriter, loc,
+                                            b.div(b.rem(n, tileK), 4), k);
+        Value bytes = b.add(
+            b.add(b.mul(b.div(n, tileK), boxBytes), b.mul(k, kWgmmaRowBytes)),
+            b.add(b.mul(chunk, 16), b.mul(b.rem(n, 4), 4)));
+        four[2 * half + h] = b.div(bytes, 4);
       }
+    offsets.push_back(four);
+  }
+  const int64_t steps = kWgmmaRowBytes / kWgmmaStepBytes;
+  // wgmma.mma_async m64n{BM}k8 .tf32 with A in registers, as inline PTX
+  // (NVVM's op takes A by descriptor only): the sums in and out (tied),
+  // the four fragment registers, B's descriptor.
+  const int64_t sumsPerThread = bm / 2;
+  std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                    "wgmma.mma_async.sync.aligned.m64n" +
+                    std::to_string(bm) + "k8.f32.tf32.tf32 {";
+  std::string constraints;
+  for (int64_t r = 0; r < sumsPerThread; ++r) {
+    ptx += (r ? ", $" : "$") + std::to_string(r);
+    constraints += "=f,";
+  }
+  ptx += "}, {";
+  for (int64_t r = 0; r < 4; ++r)
+    ptx += (r ? ", $" : "$") + std::to_string(2 * sumsPerThread + r);
+  ptx += "}, $" + std::to_string(2 * sumsPerThread + 4) + ", p, 1, 1;\n}";
+  for (int64_t r = 0; r < sumsPerThread; ++r)
+    constraints += std::to_string(r) + ",";
+  constraints += "r,r,r,r,l";
+  auto wgmma = [&](Value acc, ArrayRef<Value> fragment, Value desc) -> Value {
+    SmallVector<Value> operands;
+    for (int64_t r = 0; r < sumsPerThread; ++r)
+      operands.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, r));
+    llvm::append_range(operands, fragment);
+    operands.push_back(desc);
+    return LLVM::InlineAsmOp::create(
+               rewriter, loc, accType, operands, ptx, constraints,
+               /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None,
+               LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+               ArrayAttr())
+        .getResult(0);
+  };
+  auto loop = scf::ForOp::create(
+      rewriter, loc, b.cst(0), b.cst(kTiles), b.cst(1), inits,
+      [&](OpBuilder &, Location, Value i, ValueRange iters) {
+        Value stage = waitForStage(i);
+        // A's tile (BM rows of 128 bytes along K) is wgmma's K-major B.
+        Value descA = descriptorAt(b.mul(stage, aBytes));
+        Value stageB = view(b.add(b.add(pad, bBase), b.mul(stage, bBytes)),
+                            smemType({bBytes / 4}, f32));
+        SmallVector<Value> accs(iters.begin(), iters.end());
+        for (int64_t s = 0; s < steps; ++s) {
+          // The registers of this step's fragments were read by the
+          // wgmma of the same step one tile back: of the groups issued
+          // since (one per step), all but the last steps - 1 are complete.
+          NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
+                                             uint64_t(steps - 1));
+          SmallVector<std::array<Value, 4>> fragments;
+          for (int64_t g = 0; g < colGroups; ++g) {
+            std::array<Value, 4> four;
+            for (int64_t r = 0; r < 4; ++r) {
+              Value v = memref::LoadOp::create(
+                  rewriter, loc, stageB,
+                  ValueRange{b.add(offsets[g][r], s * 8 * kWgmmaRowBytes / 4)});
+              four[r] = arith::BitcastOp::create(rewriter, loc, i32, v);
+            }
+            fragments.push_back(four);
+          }
+          NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+          Value desc = plus(descA, s * kWgmmaStepBytes);
+          for (int64_t g = 0; g < colGroups; ++g)
+            accs[g] = wgmma(accs[g], fragments[g], desc);
+          NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+        }
+        // Every group of the previous tile is complete (the last step
+        // waited for its last): its stage is released.
+        releaseAndRefill(i);
+        scf::YieldOp::create(rewriter, loc, accs);
+      });
+  storeSums(loop, sums, /*transposed=*/true);
 }
 
 FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
@@ -552,7 +722,7 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
                                                 box);
   };
   Value mapA = tensorMap(sources.a, bm);
-  Value mapB = tensorMap(sources.b, sources.kMajorB ? bn : kWgmmaTileK);
+  Value mapB = tensorMap(sources.b, sources.kMajorB ? bn : tileK);
 
   // The block's shared buffer and its threads.
   rewriter.setInsertionPoint(matmul);
@@ -628,6 +798,8 @@ FailureOr<scf::ForallOp> tirx::useWgmma(RewriterBase &rewriter,
   Value sums = staging.view(pad, smemType({bm, bn + kCPad}, f32));
   if (sources.kMajorB)
     staging.kMajorLoop(sums);
+  else if (elem.isF32())
+    staging.swapLoop(sums);
   else
     staging.nvgpuLoop(sums);
 

@@ -263,27 +263,6 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Refused: f32 with a B held as (k, n) (wgmma transposes 16-bit operands
-// only): the hint says to hold it as (n, k).
-func.func @f32_n_major(%A: memref<128x64xf32>, %B: memref<64x128xf32>, %C: memref<128x128xf32>) {
-  // expected-note @below {{payload op: func @f32_n_major / scf.forall#0 (block y, block x) / linalg.matmul#0}}
-  linalg.matmul ins(%A, %B : memref<128x64xf32>, memref<64x128xf32>)
-                outs(%C : memref<128x128xf32>)
-  return
-}
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{unsupported_type: B is read as (k, n), N contiguous: wgmma takes f32 (tf32) operands K-major only (it transposes 16-bit ones only), so B must be held as (n, k)}}
-    // expected-note @below {{hint: store B as (n, k) first: transpose_operand with operand 1 before tile_to_blocks (a K-major B, as nn.Linear's x W^T is), or use use_mma}}
-    %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
-    transform.yield
-  }
-}
-
-// -----
-
 // Refused: K = 102 is not a multiple of 4 (A's and W's rows of 408 bytes).
 func.func @f32_odd_k(%A: memref<128x102xf32>, %W: memref<128x102xf32>, %C: memref<128x128xf32>) {
   // expected-note @below {{linalg.matmul#0}}

@@ -18,7 +18,10 @@
 //       CHECK:   scf.forall (%{{.*}}, %{{.*}}) in (2, 4)
 //       CHECK:     memref.alloc() : memref<99328xi8, #gpu.address_space<workgroup>>
 //       CHECK:     scf.forall (%[[TID:.*]]) in (128)
-//       CHECK:       memref.extract_aligned_pointer_as_index
+//       CHECK:       %[[PTR:.*]] = memref.extract_aligned_pointer_as_index
+//       CHECK:       %[[LOW:.*]] = arith.remui %[[PTR]], %c1024
+//       CHECK:       %[[UP:.*]] = arith.subi %c1024{{.*}}, %[[LOW]]
+//       CHECK:       %[[PAD:.*]] = arith.remui %[[UP]], %c1024
 //       CHECK:       %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 //       CHECK:       %[[EMPTY:.*]] = nvgpu.mbarrier.create
 //       CHECK:       scf.if
@@ -32,7 +35,12 @@
 //       CHECK:       nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<128x128xf32>>
 //       CHECK:       scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args
 //       CHECK:         nvgpu.mbarrier.try_wait.parity %[[FULL]]
-//       CHECK:         nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[MAPA]] : memref<128x64xbf16
+// The stage's tile of A starts at the buffer's first 1024-byte boundary
+// (the pad) + stage x 16 KiB: the 128-byte swizzle's period.
+//       CHECK:         %[[SA:.*]] = arith.muli %{{.*}}, %c16384
+//       CHECK:         %[[OFFA:.*]] = arith.addi %[[PAD]], %[[SA]]
+//       CHECK:         %[[TILEA:.*]] = memref.view %{{.*}}[%[[OFFA]]][] {{.*}} to memref<128x64xbf16
+//       CHECK:         nvgpu.warpgroup.generate.descriptor %[[TILEA]], %[[MAPA]] : memref<128x64xbf16
 //       CHECK:         nvgpu.warpgroup.generate.descriptor %{{.*}}, %[[MAPB]] : memref<64x128xbf16
 //       CHECK:         nvgpu.warpgroup.mma {{.*}} {transposeB}
 //       CHECK:         nvgpu.mbarrier.arrive %[[EMPTY]]
@@ -162,27 +170,6 @@ module attributes {transform.with_named_sequence} {
     // expected-error @below {{not_a_tile: A and B are not tiles}}
     // expected-note @below {{hint: apply use_wgmma right after tile_to_blocks, without tile_reduction or promote_to_shared}}
     %w = transform.tirx.use_wgmma %r : (!transform.any_op) -> !transform.any_op
-    transform.yield
-  }
-}
-
-// -----
-
-// Refused: f32 operands with B read as (k, n): wgmma transposes 16-bit
-// operands only (use_wgmma-tf32.mlir: f32 with a K-major B).
-func.func @float32(%A: memref<128x64xf32>, %B: memref<64x128xf32>, %C: memref<128x128xf32>) {
-  // expected-note @below {{linalg.matmul#0}}
-  linalg.matmul ins(%A, %B : memref<128x64xf32>, memref<64x128xf32>)
-                outs(%C : memref<128x128xf32>)
-  return
-}
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // expected-error @below {{unsupported_type: B is read as (k, n), N contiguous: wgmma takes f32 (tf32) operands K-major only (it transposes 16-bit ones only), so B must be held as (n, k)}}
-    // expected-note @below {{hint: store B as (n, k) first: transpose_operand with operand 1 before tile_to_blocks (a K-major B, as nn.Linear's x W^T is), or use use_mma}}
-    %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }

@@ -627,7 +627,7 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
       "description": "consumer warpgroups (128 threads each): 1 computes the whole tile (M 64 or 128), 2 split M = 128 into two halves of 64 rows"}}},
    "preconditions": ["the target is a linalg.matmul on buffers, A read as (m, k) and B as (k, n) or (n, k) (K-major: nn.Linear's x W^T; no broadcast), inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
                      "or a linalg.batch_matmul on buffers (its own maps: A (b, m, k), B (b, k, n)) tiled one batch a block ([1, BM, BN]), whose block tile divides M and N and whose K is a multiple of TMA's tile (64 16-bit elements): a tile past them would read or write the next batch",
-                     "A and B are alike f16 or bf16, or f32 (multiplied as tf32) with B held as (n, k): wgmma reads 32-bit operands K-major only; C is f32, or f16 with f16 A and B (the f32 sums rounded once; a bf16 C is refused: the reference sums in bf16, which drifts too far from f32 sums over a long K); the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
+                     "A and B are alike f16 or bf16, or f32 (multiplied as tf32; with B held as (k, n) the block computes C^T = B^T A^T, its warpgroups splitting C's columns, 64 or more each); C is f32, or f16 with f16 A and B (the f32 sums rounded once; a bf16 C is refused: the reference sums in bf16, which drifts too far from f32 sums over a long K); the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
                      "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, or the tails are those tile_to_blocks split off (computed by the full tile's schedule, stores guarded; the target is the full tile's matmul, or all of them; N a multiple of 8, of 4 with a K-major B); the rows of A a multiple of 16 bytes: K a multiple of 8 (16-bit) or 4 (f32) (a last partial tile of K is zero-filled by TMA)",
                      "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory",
                      "a C in shared memory is fuse_into's tile of the matmul in its consumer's block loop: started by one linalg.fill and read by one elementwise linalg.generic (identity maps on the tile and its output; other inputs read along the rows or broadcast), which the epilogue computes"]}
@@ -671,8 +671,23 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     address (128-byte swizzle, 1024 bytes between groups of 8 rows; a K
     step is 32 bytes into the swizzled rows), accumulators as LLVM structs
     (one per 64 rows), stored to shared memory by wgmma's D fragment layout.
-    An f32 matmul whose B is (k, n) is refused (`unsupported_type`, hint:
-    hold B as (n, k)).
+
+    An f32 matmul whose B is held as (k, n) (`torch.mm`'s, N contiguous):
+    wgmma takes no 32-bit operand N-major from shared memory, but takes its
+    A from registers in any layout. Each block computes the transpose,
+    `C^T = B^T A^T`: B is staged as TMA gives it (boxes of 32 rows of K by
+    32 f32 of N, 128-byte swizzle), and each thread loads its fragments of
+    B^T from them into registers (wgmma's A fragment of m64nNk8 .tf32,
+    the swizzle undone in the address); A's K-major tile is wgmma's B, by
+    descriptor, with N = BM. wgmma's M is C's columns: the warpgroups split
+    BN, 64 columns or a multiple each. The product is inline PTX
+    (`wgmma.mma_async.sync.aligned.m64n<BM>k8.f32.tf32.tf32` with A in
+    registers; NVVM's op takes A by descriptor only). Each K step's wgmma
+    is a group of its own: before a step reloads its fragment registers it
+    waits until only the last 3 groups are in flight, so that the group of
+    the same step one tile back, which read them, is complete. The sums
+    are stored into shared memory transposed. No copy of B is needed
+    (`transpose_operand`, the other route, writes one: a kernel of its own).
 
     Epilogue fusion: when C is the block's tile in shared memory that
     `fuse_into` made (the matmul moved into the block loop of an
