@@ -185,6 +185,13 @@ std::vector<int64_t> mlir::tirx::columnSplitParts(int64_t outputs,
 
 std::vector<int64_t> mlir::tirx::blockReduceThreads(int64_t extent) {
   std::vector<int64_t> out;
+  // Rows of 4096 or more: 512 threads first. A block's row ends in a
+  // tail (the reduction tree, the store) that more threads shorten and
+  // more blocks resident overlap: on the H200, a row sum over 8192 x 4096
+  // f32 took 36.1 us on 512 threads against 37.7 on 256 (90% of the copy
+  // bandwidth against 86%; 8192 x 8192: 70.5 against 70.8, session 8).
+  if (extent >= 4096)
+    out.push_back(512);
   for (int64_t t : {256, 128, 64, 32})
     if (t <= extent)
       out.push_back(t);

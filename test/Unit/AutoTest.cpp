@@ -92,7 +92,9 @@ TEST(AutoRules, ReductionKinds) {
   EXPECT_TRUE(columnSplitParts(131072, 8192).empty());
   EXPECT_TRUE(columnSplitParts(8192, 64).empty());
   EXPECT_TRUE(columnSplitParts(8192, 999).empty()); // no power of 2 divides
-  EXPECT_EQ(blockReduceThreads(8192), (V{256, 128, 64, 32}));
+  EXPECT_EQ(blockReduceThreads(8192), (V{512, 256, 128, 64, 32}));
+  EXPECT_EQ(blockReduceThreads(4096), (V{512, 256, 128, 64, 32}));
+  EXPECT_EQ(blockReduceThreads(2048), (V{256, 128, 64, 32}));
   EXPECT_EQ(blockReduceThreads(64), (V{64, 32}));
 }
 
