@@ -499,6 +499,12 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   // A K-major as wgmma's B. Its warpgroups split C's columns, 64 or more
   // each.
   const bool swapped = elemA.isF32() && !kMajorB;
+  if (swapped && batch)
+    return reject(self, target, RefusalCode::unsupported_type,
+                  "an f32 batch matmul: wgmma takes 32-bit operands K-major "
+                  "only, and its transposed product (C^T = B^T A^T, B^T from "
+                  "registers) takes a linalg.matmul only",
+                  "use use_mma, or f16 or bf16 operands");
   const int64_t elemBytes = elemA.getIntOrFloatBitWidth() / 8;
 
   ArrayRef<int64_t> shapeC = cast<MemRefType>(c.getType()).getShape();

@@ -130,3 +130,24 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Refused: an f32 batch matmul (B as (k, n)): the transposed product takes a
+// linalg.matmul only; the batch matmul and its tiles are left as they were.
+func.func @swap_batch(%A: memref<2x128x64xf32>, %B: memref<2x64x128xf32>, %C: memref<2x128x128xf32>) {
+  // expected-note @below {{linalg.batch_matmul#0}}
+  linalg.batch_matmul ins(%A, %B : memref<2x128x64xf32>, memref<2x64x128xf32>)
+                      outs(%C : memref<2x128x128xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.batch_matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [1, 128, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{unsupported_type: an f32 batch matmul: wgmma takes 32-bit operands K-major only, and its transposed product (C^T = B^T A^T, B^T from registers) takes a linalg.matmul only}}
+    // expected-note @below {{hint: use use_mma, or f16 or bf16 operands}}
+    %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

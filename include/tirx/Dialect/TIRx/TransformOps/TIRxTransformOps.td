@@ -687,7 +687,11 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     waits until only the last 3 groups are in flight, so that the group of
     the same step one tile back, which read them, is complete. The sums
     are stored into shared memory transposed. No copy of B is needed
-    (`transpose_operand`, the other route, writes one: a kernel of its own).
+    (`transpose_operand`, the other route, writes one: a kernel of its own),
+    but the fragment loads cost more than the copy: at 4096^3 on the H200
+    this route took 1.50x cuBLAS tf32's time, the copy and the K-major
+    kernel 1.15x (docs/benchmarks.md), so `tirx auto` takes the copy. A
+    batch matmul in f32 is refused (`unsupported_type`).
 
     Epilogue fusion: when C is the block's tile in shared memory that
     `fuse_into` made (the matmul moved into the block loop of an
