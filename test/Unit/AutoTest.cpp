@@ -478,7 +478,7 @@ TEST(AutoSteps, NormalizationInOneKernel) {
   EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
   // All fused: the fill in the block is left to map_to_gpu, the max
   // reduced by 512 threads of the block (two reductions in the row: at
-  // most 512), not the 256 of a lone row sum.
+  // most 512).
   for (OpFacts &o : f.ops) {
     o.stage = Stage::Block;
     o.block = 0;
@@ -567,9 +567,13 @@ TEST(AutoSteps, NormalizationInOneKernel) {
   apart.ops[1].block = 1; // the same block: 512
   steps = nextSteps(apart, {});
   EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 512);
-  // A lone row reduction keeps 256 threads.
+  // A lone row reduction: 512 threads for a row of 4096 or more, 256 for
+  // a shorter one.
   PayloadFacts lone;
   lone.ops.push_back(op("linalg.generic", {1, 8192}, {false, true}, Stage::Block));
+  steps = nextSteps(lone, {});
+  EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 512);
+  lone.ops.back() = op("linalg.generic", {1, 2048}, {false, true}, Stage::Block);
   steps = nextSteps(lone, {});
   EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 256);
 }
