@@ -239,7 +239,11 @@ std::optional<InlineWgmma> mlir::tirx::inlineWgmma(Operation *op) {
     rest = rest.drop_front(digits);
     return true;
   };
-  if (!number('m', w.m) || !number('n', w.n) || !number('k', w.k))
+  // wgmma's shapes (PTX ISA): M 64, N 8 to 256, K 8 to 256 (256 for .b1).
+  // Other text (a hand kernel's, say) is not taken for one: its product
+  // could overflow the flop counts.
+  if (!number('m', w.m) || !number('n', w.n) || !number('k', w.k) ||
+      w.m != 64 || w.n < 8 || w.n > 256 || w.k < 8 || w.k > 256)
     return std::nullopt;
   llvm::SmallVector<llvm::StringRef, 4> types;
   rest.take_until([](char c) { return c == ' ' || c == '\t'; })

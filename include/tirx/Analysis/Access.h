@@ -53,7 +53,8 @@ OpFlops opFlops(Operation *op);
 
 /// A warpgroup MMA written as inline PTX (an llvm.inline_asm whose text holds
 /// `wgmma.mma_async...m<M>n<N>k<K>.<dtype>.<atype>.<btype>`, as use_wgmma
-/// writes the form with A in registers): its shape and A's PTX type.
+/// writes the form with A in registers): its shape and A's PTX type; none
+/// for a shape wgmma does not have (M 64, N and K 8 to 256).
 struct InlineWgmma {
   int64_t m = 0, n = 0, k = 0;
   std::string typeA;
