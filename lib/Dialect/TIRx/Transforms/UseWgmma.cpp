@@ -22,6 +22,14 @@
 // 16-bit elements, is 32 bytes into the swizzled rows), the accumulators as
 // LLVM structs (a 64-row group each), stored by their fragment layout.
 //
+// An f32 B held as (k, n) (torch.mm's) is staged as 16-bit ones are, in
+// boxes of 32 rows of K by 128 bytes (32 f32) of N. wgmma cannot read it
+// from shared memory, but takes its A from registers in any layout: the
+// block computes C^T = B^T A^T, each thread loading its fragments of B^T
+// from the boxes (the swizzle undone in the address), A's tile being
+// wgmma's K-major B; the product is inline PTX (NVVM's op takes A by
+// descriptor only), and the sums are stored transposed (swapLoop).
+//
 // Synchronization: full[s] (one arrival: thread 0's expect_tx, then the
 // bytes of the TMA loads) says stage s holds its tile; empty[s] (one
 // arrival per warp) says every warp's wgmma that read stage s is complete.

@@ -391,12 +391,15 @@ int64_t wgmmaSharedBytes(int64_t bm, int64_t bn, int64_t stages);
 /// as wgmma reads them without a transpose: the products are NVVM's
 /// wgmma.mma_async itself (m64nNk8 on tf32 from f32 operands, m64nNk16 on
 /// 16-bit ones), its descriptors and accumulators built here (upstream's
-/// nvgpu.warpgroup.mma takes neither f32 nor a K-major B).
+/// nvgpu.warpgroup.mma takes neither f32 nor a K-major B). An f32 B held as
+/// (k, n) is computed as C^T = B^T A^T, B^T loaded into registers as
+/// wgmma's A (inline PTX), A's tile as its K-major B.
 /// Returns the threads' forall.
 ///
 /// Assumes (use_wgmma checks them): findWgmmaSources finds the sources,
 /// `blocks` is the forall mapped to blocks around `matmul`, A and B are
-/// alike f16 or bf16 (or f32 with a K-major B) and C f32 (or f16 with f16
+/// alike f16 or bf16 (or f32: with a B held as (k, n), not a batch
+/// matmul's, and BN / warpgroups a multiple of 64) and C f32 (or f16 with f16
 /// A and B: the sums are f32 all the same, rounded once to f16), the rows of A
 /// (and of a K-major B) are a multiple of 16 bytes (as tensor maps need; a
 /// last partial tile of K is zero-filled by TMA), BM is
