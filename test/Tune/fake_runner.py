@@ -17,7 +17,10 @@ holds it; FAKE_RUNNER_SLEEP=S: each screening run (10 samples or fewer) takes S
 seconds;
 FAKE_RUNNER_START_SLEEP=S: a worker takes S seconds to start;
 FAKE_RUNNER_DIE_ONCE=FILE: the first measurement to create FILE kills its
-own process (a lost worker or job)."""
+own process (a lost worker or job);
+FAKE_RUNNER_HOLD_ONCE=FILE: the first measurement to create FILE writes its
+Slurm task there ("J_K", else its pid) and sleeps 120 s, so that a test
+cancels a task known to be inside the runner."""
 import json
 import math
 import os
@@ -50,6 +53,19 @@ def hooks_before(samples):
         try:
             os.close(os.open(die, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
             os.kill(os.getpid(), signal.SIGKILL)
+        except FileExistsError:
+            pass
+    hold = os.environ.get("FAKE_RUNNER_HOLD_ONCE")
+    if hold:
+        try:
+            fd = os.open(hold, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            # Who holds it: the Slurm task ("J_K"), else the process.
+            job = os.environ.get("SLURM_ARRAY_JOB_ID")
+            task = os.environ.get("SLURM_ARRAY_TASK_ID")
+            who = job + "_" + task if job and task else str(os.getpid())
+            os.write(fd, (who + "\n").encode())
+            os.close(fd)
+            time.sleep(120)  # until it is cancelled
         except FileExistsError:
             pass
     busy = os.environ.get("FAKE_RUNNER_BUSY")

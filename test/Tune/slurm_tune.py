@@ -184,14 +184,18 @@ try:
     # Submission, collection, and a task cancelled while it runs.
     ws = os.path.join(out, "cancel")
     init(ws)
-    # Each run takes 3 s: the scancel below lands while the task runs even
-    # on a loaded machine (with 1 s, the task had at times finished its
-    # candidate first, and nothing was retried).
+    # The first measurement holds (FAKE_RUNNER_HOLD_ONCE) and names its task
+    # once it is inside the runner: the scancel lands while it runs, however
+    # loaded the machine (a task caught RUNNING by squeue had at times
+    # finished its candidate first, and nothing was retried).
+    held = os.path.join(out, "cancel.held")
+    if os.path.exists(held):
+        os.unlink(held)
     t = tune(cluster, ws, os.path.join(out, "cancel.jsonl"),
-             {"FAKE_RUNNER_SLEEP": "3"}, 6)
-    running = wait_for("a running task", lambda: [
-        x for x in cluster.tasks("RUNNING") if "[" not in x], 40)
-    victim = running[0]
+             {"FAKE_RUNNER_HOLD_ONCE": held}, 6)
+    victim = wait_for("a measurement inside the runner", lambda: (
+        open(held).read() if os.path.exists(held) else "").endswith("\n")
+        and open(held).read().strip(), 60)
     subprocess.run(["scancel", victim], env=cluster.env, check=True)
     print("cancel: scancel %s while it ran" % ("J_K" if "_" in victim else "J"))
     rc = t.wait(60)
