@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -41,6 +42,8 @@ def size_flags(bundle, name):
 def tirx_time(build, bundles, name, out, samples):
     feedback = os.path.join(out, name + ".json")
     bundle = os.path.join(bundles, "suite-" + name)
+    if os.path.exists(feedback):
+        os.unlink(feedback)  # a stale one from an earlier run is no result
     subprocess.run([os.path.join(build, "bin", "tirx-run"), bundle,
                     "--reference", os.path.join(bundles, "suite-" + name + "-ref"),
                     "-o", feedback] + size_flags(bundle, name)
@@ -68,11 +71,12 @@ def peer_times(timer, name, samples, math="ieee"):
     from timing import compile_fn
     fn, spec = torch_ref.table()[name]
     args = torch_ref.inputs(spec)
-    out = {"math": math}
+    out = {"math": math, "wall_s": {}}
     torch.set_float32_matmul_precision("high" if math == "tf32" else "highest")
     try:
         for label, g in (("eager", fn), ("compile", None)):
             try:
+                t0 = time.perf_counter()
                 if g is None:
                     # A fresh Dynamo per payload: one long run over the
                     # suite would otherwise reach its recompile limit
@@ -81,6 +85,7 @@ def peer_times(timer, name, samples, math="ieee"):
                     g = compile_fn(fn)
                 g(*args)  # compiles, autotunes
                 torch.cuda.synchronize()
+                out["wall_s"][label + "_first_call"] = round(time.perf_counter() - t0, 2)
                 out[label] = timer.time(lambda: g(*args), None, samples)["median"] / 1e3
             except Exception as e:  # a peer that fails is reported, not fatal
                 out[label] = None
@@ -118,9 +123,15 @@ def main():
             print(fmt % (name, "-", "-", "-", "-", "-", "no bundle yet (examples/suite/README.md)"))
             rows.append({"payload": name, "bundle": False})
             continue
+        t0 = time.perf_counter()
         ours, correctness, math = tirx_time(args.build, bundles, name, out, args.samples)
+        t1 = time.perf_counter()
         # The peers at the precision ours ran at (a tf32 matmul: tf32 torch).
         peers = peer_times(timer, name, args.samples or None, math)
+        # Where a run's time goes (tirx-run's check and timing, the peers'
+        # compilation and autotuning): what a device call must allow for.
+        wall = dict(peers.pop("wall_s"), tirx_run=round(t1 - t0, 2),
+                    payload=round(time.perf_counter() - t0, 2))
         e, c = peers.get("eager"), peers.get("compile")
         ratio = lambda p: "%.3f" % (p / ours) if p and ours else "-"  # noqa: E731
         num = lambda v: "%.4f" % v if v else "-"  # noqa: E731
@@ -132,12 +143,19 @@ def main():
         sys.stdout.flush()
         rows.append({"payload": name, "bundle": True, "tirx_ms": ours, "correctness": correctness,
                      "math": math,
-                     "torch_eager_ms": e, "torch_compile_ms": c, **{k: v for k, v in peers.items()
+                     "torch_eager_ms": e, "torch_compile_ms": c, "wall_s": wall,
+                     **{k: v for k, v in peers.items()
                                                                    if k.endswith("_error")}})
         # After each payload: a run cut short (a device call's time limit)
         # keeps what it measured.
         json.dump(rows, open(os.path.join(out, "suite-bench.json"), "w"), indent=1)
     json.dump(rows, open(os.path.join(out, "suite-bench.json"), "w"), indent=1)
+    timed = [r for r in rows if r.get("wall_s")]
+    if timed:
+        print("wall: %.0f s for %d payloads (tirx-run %.0f s, torch.compile's first calls %.0f s)" % (
+            sum(r["wall_s"]["payload"] for r in timed), len(timed),
+            sum(r["wall_s"]["tirx_run"] for r in timed),
+            sum(r["wall_s"].get("compile_first_call", 0) for r in timed)))
 
 
 if __name__ == "__main__":

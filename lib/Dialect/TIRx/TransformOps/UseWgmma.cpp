@@ -510,15 +510,24 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   ArrayRef<int64_t> shapeC = cast<MemRefType>(c.getType()).getShape();
   int64_t bm = shapeC[0], bn = shapeC[1];
   int64_t groups = getWarpgroups(), stages = getStages();
-  bool rowsFit = groups == 1 ? (bm == kWgmmaM || bm == 2 * kWgmmaM)
-                             : bm == groups * kWgmmaM;
+  // The swapped product's rows of C are wgmma's N, shared by the
+  // warpgroups (8 to 256, a multiple of 8); otherwise they are wgmma's M,
+  // 64 a warpgroup.
+  bool rowsFit = swapped ? bm % 8 == 0 && bm <= 256
+                 : groups == 1 ? (bm == kWgmmaM || bm == 2 * kWgmmaM)
+                               : bm == groups * kWgmmaM;
   if (!rowsFit)
-    return reject(self, target, RefusalCode::bad_block_size,
-                  "the block tile has " + Twine(bm) + " rows; " +
-                      Twine(groups) + " warpgroup(s) of wgmma (64 rows each) "
-                      "take " +
-                      (groups == 1 ? Twine("64 or 128") : Twine(groups * 64)),
-                  "tile_to_blocks with tile sizes [128, 128] (or [64, ...])");
+    return reject(
+        self, target, RefusalCode::bad_block_size,
+        "the block tile has " + Twine(bm) + " rows; " +
+            (swapped ? Twine("f32 with B as (k, n) takes a multiple of 8 up "
+                             "to 256 (C^T = B^T A^T: C's rows are wgmma's N)")
+                     : Twine(groups) + " warpgroup(s) of wgmma (64 rows each) "
+                                       "take " +
+                           (groups == 1 ? Twine("64 or 128")
+                                        : Twine(groups * 64))),
+        swapped ? "tile_to_blocks with tile sizes [256, 128] or [128, 256]"
+                : "tile_to_blocks with tile sizes [128, 128] (or [64, ...])");
   if (bn % kWgmmaTileK != 0 || bn > 256 ||
       (swapped && bn % (groups * kWgmmaM) != 0))
     return reject(self, target, RefusalCode::bad_block_size,

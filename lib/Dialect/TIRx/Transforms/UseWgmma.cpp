@@ -348,6 +348,16 @@ struct Staging {
   /// (LLVM structs of wgmma's D fragment, a group of 64 rows each) into
   /// `sums`, or their transposes (the swapped product's).
   void storeSums(scf::ForOp loop, Value sums, bool transposed);
+  /// The swapped product's (swapLoop): the column of C (from the block's
+  /// first) that the thread's accumulator row l / 4 + 8 h of its warp and
+  /// 64-row group g stands for. Each warpgroup takes BN / warpgroups
+  /// columns, a group 64 of them, in tirx::wgmmaSwappedColumn's order.
+  Value swappedColumn(int64_t g, int64_t h) {
+    Value inGroup = tirx::wgmmaSwappedColumn(
+        b, b.div(b.rem(tid, 128), 32), b.div(b.rem(tid, 32), 4), h);
+    return b.add(b.add(b.mul(b.div(tid, 128), bn / groups), g * kWgmmaM),
+                 inGroup);
+  }
   /// The descriptor of the stages' first byte (startDescriptors makes it).
   Value descriptorStart;
   void startDescriptors();
@@ -464,12 +474,7 @@ void Staging::storeSums(scf::ForOp loop, Value sums, bool transposed) {
   // 7) hold rows 64 to 127: row 16 (tid / 32) + ..., whichever warpgroup.
   // Transposed, the rows are C's columns, from the warpgroup's first (it
   // takes BN / warpgroups of them).
-  Value row =
-      transposed
-          ? b.add(b.mul(b.div(tid, 128), bn / groups),
-                  b.add(b.mul(b.div(b.rem(tid, 128), 32), 16),
-                        b.div(b.rem(tid, 32), 4)))
-          : b.add(b.mul(b.div(tid, 32), 16), b.div(b.rem(tid, 32), 4));
+  Value row = b.add(b.mul(b.div(tid, 32), 16), b.div(b.rem(tid, 32), 4));
   Value col = b.mul(b.rem(tid, 4), 2);
   auto pairType = VectorType::get({2}, f32);
   auto accType = cast<LLVM::LLVMStructType>(accs.front().getType());
@@ -482,9 +487,9 @@ void Staging::storeSums(scf::ForOp loop, Value sums, bool transposed) {
           pair.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc,
                                                       4 * j + 2 * h + e));
         if (transposed) {
-          // The sums of C^T: row r of the accumulator is column r of C;
-          // the pair, two rows of C.
-          Value r = b.add(row, int64_t(g) * kWgmmaM + 8 * h);
+          // The sums of C^T: row r of the accumulator is column
+          // swappedColumn of C; the pair, two rows of C.
+          Value r = swappedColumn(g, h);
           Value c = b.add(col, 8 * j);
           for (int64_t e = 0; e < 2; ++e)
             memref::StoreOp::create(rewriter, loc, pair[e], sums,
@@ -574,18 +579,17 @@ void Staging::swapLoop(Value sums) {
   // 16-byte chunks are swizzled (chunk c at c ^ (k % 8)). A K step of 8 is
   // 1024 bytes further, k % 8 unchanged: the offsets (in f32) of a
   // thread's 4 elements in a stage, per group, are fixed but for the step.
-  Value lane = b.rem(tid, 32);
-  Value q = b.rem(lane, 4);
-  Value firstCol = b.add(b.mul(b.div(tid, 128), groupCols),
-                         b.add(b.mul(b.div(b.rem(tid, 128), 32), 16),
-                               b.div(lane, 4)));
+  // Rows 16 w + 8 h + l / 4 of a group are C's columns permuted
+  // (tirx::wgmmaSwappedColumn): a warp's 32 loads of one register fall on
+  // 32 banks, not two lanes a bank as in order.
+  Value q = b.rem(b.rem(tid, 32), 4);
   const int64_t boxBytes = tileK * kWgmmaRowBytes;
   SmallVector<std::array<Value, 4>> offsets;
   for (int64_t g = 0; g < colGroups; ++g) {
     std::array<Value, 4> four;
     for (int64_t half = 0; half < 2; ++half)
       for (int64_t h = 0; h < 2; ++h) {
-        Value n = b.add(firstCol, g * kWgmmaM + 8 * h);
+        Value n = swappedColumn(g, h);
         Value k = b.add(q, 4 * half);
         Value chunk = arith::XOrIOp::create(rewriter, loc,
                                             b.div(b.rem(n, tileK), 4), k);

@@ -92,6 +92,57 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A 256x128 tile on two warpgroups: C's 256 rows are wgmma's N (one
+// m64n256k8 a K step, 128 sums a thread), each warpgroup takes 64 columns
+// of C (one group): 4 fragment loads a step.
+// CHECK-LABEL: func.func @rows_256
+//       CHECK:   nvgpu.tma.create.descriptor %{{.*}} box[%c256{{.*}}, %c32{{.*}}] : memref<*xf32> -> <tensor = memref<256x32xf32
+//       CHECK:   scf.forall (%[[TID:.*]]) in (256)
+//       CHECK:     %[[ACC:.*]] = scf.for
+//       CHECK:       nvvm.wgmma.wait.group.sync.aligned 3
+// CHECK-COUNT-4:     memref.load
+//   CHECK-NOT:       memref.load
+//       CHECK:       nvvm.wgmma.fence.aligned
+//       CHECK:       llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {$0, {{.*}}, $127}, {$256, $257, $258, $259}, $260, p, 1, 1;
+//   CHECK-NOT:       llvm.inline_asm
+//       CHECK:       nvvm.wgmma.commit.group.sync.aligned
+func.func @rows_256(%A: memref<256x64xf32>, %B: memref<64x128xf32>, %C: memref<256x128xf32>) {
+  linalg.matmul ins(%A, %B : memref<256x64xf32>, memref<64x128xf32>)
+                outs(%C : memref<256x128xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [256, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %w = transform.tirx.use_wgmma %t stages 4 warpgroups 2 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: 100 rows of C, wgmma's N when swapped, which must be a multiple
+// of 8.
+func.func @swap_rows_100(%A: memref<200x64xf32>, %B: memref<64x128xf32>, %C: memref<200x128xf32>) {
+  // expected-note @below {{linalg.matmul#0}}
+  linalg.matmul ins(%A, %B : memref<200x64xf32>, memref<64x128xf32>)
+                outs(%C : memref<200x128xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %m tile_sizes [100, 128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{bad_block_size: the block tile has 100 rows; f32 with B as (k, n) takes a multiple of 8 up to 256 (C^T = B^T A^T: C's rows are wgmma's N)}}
+    // expected-note @below {{hint: tile_to_blocks with tile sizes [256, 128] or [128, 256]}}
+    %w = transform.tirx.use_wgmma %t : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Refused: two warpgroups split C's 64 columns (wgmma's M when swapped),
 // 32 each, fewer than wgmma's 64.
 func.func @swap_narrow(%A: memref<128x64xf32>, %B: memref<64x64xf32>, %C: memref<128x64xf32>) {

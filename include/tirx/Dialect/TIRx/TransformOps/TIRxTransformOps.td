@@ -628,7 +628,7 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
    "preconditions": ["the target is a linalg.matmul on buffers, A read as (m, k) and B as (k, n) or (n, k) (K-major: nn.Linear's x W^T; no broadcast), inside a forall mapped to blocks (tile_to_blocks), not split among threads and with its reduction not tiled: A and B are tiles of whole buffers that take all of K",
                      "or a linalg.batch_matmul on buffers (its own maps: A (b, m, k), B (b, k, n)) tiled one batch a block ([1, BM, BN]), whose block tile divides M and N and whose K is a multiple of TMA's tile (64 16-bit elements): a tile past them would read or write the next batch",
                      "A and B are alike f16 or bf16, or f32 (multiplied as tf32; with B held as (k, n) the block computes C^T = B^T A^T, its warpgroups splitting C's columns, 64 or more each); C is f32, or f16 with f16 A and B (the f32 sums rounded once; a bf16 C is refused: the reference sums in bf16, which drifts too far from f32 sums over a long K); the chip is sm_90a (the lowering takes sm_90 as sm_90a)",
-                     "the block tile is M 64 or 128 (64 x warpgroups with 2) by N 64, 128, 192 or 256; M and N are multiples of it, or the tails are those tile_to_blocks split off (computed by the full tile's schedule, stores guarded; the target is the full tile's matmul, or all of them; N a multiple of 8, of 4 with a K-major B); the rows of A a multiple of 16 bytes: K a multiple of 8 (16-bit) or 4 (f32) (a last partial tile of K is zero-filled by TMA)",
+                     "the block tile is M 64 or 128 (64 x warpgroups with 2; f32 with B held as (k, n): a multiple of 8 up to 256, wgmma's N) by N 64, 128, 192 or 256; M and N are multiples of it, or the tails are those tile_to_blocks split off (computed by the full tile's schedule, stores guarded; the target is the full tile's matmul, or all of them; N a multiple of 8, of 4 with a K-major B); the rows of A a multiple of 16 bytes: K a multiple of 8 (16-bit) or 4 (f32) (a last partial tile of K is zero-filled by TMA)",
                      "a thread holds at most 128 f32 sums (M x N / (128 x warpgroups)), and the stages fit in 227 KiB of shared memory",
                      "a C in shared memory is fuse_into's tile of the matmul in its consumer's block loop: started by one linalg.fill and read by one elementwise linalg.generic (identity maps on the tile and its output; other inputs read along the rows or broadcast), which the epilogue computes"]}
 }]> {
@@ -679,8 +679,13 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     32 f32 of N, 128-byte swizzle), and each thread loads its fragments of
     B^T from them into registers (wgmma's A fragment of m64nNk8 .tf32,
     the swizzle undone in the address); A's K-major tile is wgmma's B, by
-    descriptor, with N = BM. wgmma's M is C's columns: the warpgroups split
-    BN, 64 columns or a multiple each. The product is inline PTX
+    descriptor, with N = BM (a multiple of 8 up to 256: a [256, 128] tile
+    on two warpgroups is one m64n256k8 a step each). wgmma's M is C's
+    columns: the warpgroups split BN, 64 columns or a multiple each, and a
+    group of 64 takes them permuted (`tirx::wgmmaSwappedColumn`), so that
+    a warp's 32 loads of one fragment register meet the 32 banks once
+    each (in order, the 128-byte swizzle put two lanes on each bank); the
+    sums are stored by the same permutation. The product is inline PTX
     (`wgmma.mma_async.sync.aligned.m64n<BM>k8.f32.tf32.tf32` with A in
     registers; NVVM's op takes A by descriptor only). Each K step's wgmma
     is a group of its own: before a step reloads its fragment registers it
@@ -688,9 +693,11 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     the same step one tile back, which read them, is complete. The sums
     are stored into shared memory transposed. No copy of B is needed
     (`transpose_operand`, the other route, writes one: a kernel of its own),
-    but the fragment loads cost more than the copy: at 4096^3 on the H200
-    this route took 1.50x cuBLAS tf32's time, the copy and the K-major
-    kernel 1.15x (docs/benchmarks.md), so `tirx auto` takes the copy. A
+    but before the permutation (two lanes a bank) and with [128, 256]
+    tiles (two m64n128k8 a step, 8 fragment loads) the loads cost more than
+    the copy: at 4096^3 on the H200 this route took 1.50x cuBLAS tf32's
+    time, the copy and the K-major kernel 1.15x (docs/benchmarks.md), so
+    `tirx auto` takes the copy. A
     batch matmul in f32 is refused (`unsupported_type`).
 
     Epilogue fusion: when C is the block's tile in shared memory that

@@ -319,6 +319,24 @@ constexpr int64_t kWgmmaTileK = 64;
 /// Rows of C that one warpgroup's wgmma computes (m64nNk16, m64nNk8).
 constexpr int64_t kWgmmaM = 64;
 
+/// The swapped f32 product (C^T = B^T A^T: use_wgmma on an f32 B held as
+/// (k, n)): the column of C, within a group of 64, that a warpgroup's
+/// accumulator row 16 w + 8 h + r stands for (warp w of the warpgroup, lane
+/// l, r = l / 4; wgmma's A fragment and D rows). In order (16 w + 8 h + r),
+/// a warp's loads of one fragment register from B's 128-byte swizzled boxes
+/// (row k = l % 4 or + 4, 4-column chunks XORed with k % 8) put two lanes on
+/// each bank; permuted as
+///   32 (w / 2) + 16 (r / 4) + 8 (w % 2) + 4 h + r % 4
+/// an 8-row group takes one 4-column chunk in each half of a box row, and
+/// the 32 lanes meet 32 banks. `ops` has div, rem, mul (by a constant) and
+/// add (of two, or of a constant): integers or an IR builder's values.
+template <typename Ops, typename V>
+V wgmmaSwappedColumn(Ops &ops, V w, V r, int64_t h) {
+  return ops.add(
+      ops.add(ops.mul(ops.div(w, 2), 32), ops.mul(ops.div(r, 4), 16)),
+      ops.add(ops.mul(ops.rem(w, 2), 8), ops.add(ops.rem(r, 4), 4 * h)));
+}
+
 /// The K of one staged tile of `elementType` (a 128-byte row): 64 for f16
 /// and bf16, 32 for f32 (multiplied as tf32).
 int64_t wgmmaTileK(Type elementType);
