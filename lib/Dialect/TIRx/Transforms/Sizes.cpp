@@ -159,12 +159,18 @@ std::optional<std::string> tirx::sizeOfBufferDim(Value memref, unsigned dim) {
   // A collapsed view of an argument (flatten): the product of the sizes
   // its dimension groups, one name for the run-time analyses.
   auto collapse = memref.getDefiningOp<memref::CollapseShapeOp>();
-  if (!collapse || dim >= collapse.getReassociationIndices().size())
+  if (!collapse)
+    return std::nullopt;
+  // getReassociationIndices() builds its result: held here, not iterated
+  // as a temporary (a group of three indices lives on the heap).
+  SmallVector<ReassociationIndices, 4> groups =
+      collapse.getReassociationIndices();
+  if (dim >= groups.size())
     return std::nullopt;
   auto source = cast<MemRefType>(collapse.getSrc().getType());
   std::optional<std::string> product;
   bool dynamic = false;
-  for (int64_t d : collapse.getReassociationIndices()[dim]) {
+  for (int64_t d : groups[dim]) {
     std::optional<std::string> factor;
     if (source.isDynamicDim(d)) {
       factor = sizeOfBufferDim(collapse.getSrc(), unsigned(d));
