@@ -954,19 +954,19 @@ llvm::Error exportBundleWhole(MLIRContext &ctx, const std::string &text,
   if (reuse && llvm::sys::fs::exists(dir + "/manifest.json"))
     return llvm::Error::success();
   std::string partial = dir + ".partial-" + std::to_string(::getpid());
-  llvm::sys::fs::remove_directories(partial);
+  rt::removeTree(partial);
   if (llvm::Error e = exportBundle(ctx, text, name, partial, chip)) {
-    llvm::sys::fs::remove_directories(partial);
+    rt::removeTree(partial);
     return e;
   }
   if (std::rename(partial.c_str(), dir.c_str()) != 0) {
     // Another process put it there first (reuse: its bundle is as good),
     // or an older bundle is replaced.
     if (!(reuse && llvm::sys::fs::exists(dir + "/manifest.json")))
-      llvm::sys::fs::remove_directories(dir);
+      rt::removeTree(dir);
     if (llvm::sys::fs::exists(dir) ||
         std::rename(partial.c_str(), dir.c_str()) != 0) {
-      llvm::sys::fs::remove_directories(partial);
+      rt::removeTree(partial);
       if (!llvm::sys::fs::exists(dir + "/manifest.json"))
         return refuse(RefusalCode::io_error, "cannot put the bundle in " + dir);
     }

@@ -9,25 +9,86 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tirx {
 namespace runtime {
 
-bool readFile(const std::string &path, std::string &text, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+bool readFile(const std::string &path, std::string &text, std::string &error,
+              unsigned long long maxBytes) {
+  // O_NONBLOCK: opening a FIFO with no writer returns at once (and is
+  // refused below) instead of waiting for one.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     error = path + ": cannot be read";
     return false;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    error = path + ": cannot be read: " + std::strerror(errno);
+    ::close(fd);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = path + (S_ISDIR(st.st_mode) ? ": a directory, not a file"
+                                        : ": not a regular file");
+    return false;
+  }
+  if ((unsigned long long)st.st_size > maxBytes) {
+    ::close(fd);
+    error = path + ": " + std::to_string((long long)st.st_size) +
+            " bytes, more than the limit of " + std::to_string(maxBytes);
+    return false;
+  }
+  text.clear();
+  text.reserve(size_t(st.st_size));
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      error = path + ": cannot be read: " + std::strerror(errno);
+      ::close(fd);
+      return false;
+    }
+    if (n == 0)
+      break;
+    // A file that grows while read is held to the same limit.
+    if (text.size() + size_t(n) > maxBytes) {
+      ::close(fd);
+      error = path + ": more than the limit of " + std::to_string(maxBytes) +
+              " bytes";
+      return false;
+    }
+    text.append(buffer, size_t(n));
+  }
+  ::close(fd);
   return true;
+}
+
+void removeTree(const std::string &path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0)
+    return;
+  if (S_ISDIR(st.st_mode)) {
+    if (DIR *dir = ::opendir(path.c_str())) {
+      while (struct dirent *entry = ::readdir(dir)) {
+        std::string name = entry->d_name;
+        if (name != "." && name != "..")
+          removeTree(path + "/" + name);
+      }
+      ::closedir(dir);
+    }
+    ::rmdir(path.c_str());
+    return;
+  }
+  ::unlink(path.c_str()); // a file, or a link itself
 }
 
 bool syncParentDirectory(const std::string &path, std::string &error) {

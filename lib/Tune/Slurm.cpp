@@ -103,7 +103,7 @@ llvm::Error copyTree(const std::string &from, const std::string &to) {
   if (fs::exists(to + "/manifest.json"))
     return llvm::Error::success();
   std::string part = to + ".part" + std::to_string(getpid());
-  fs::remove_directories(part);
+  rt::removeTree(part);
   if (std::error_code ec = fs::create_directories(part))
     return refuse(RefusalCode::internal, part + ": " + ec.message());
   std::error_code ec;
@@ -120,7 +120,7 @@ llvm::Error copyTree(const std::string &from, const std::string &to) {
   if (ec)
     return refuse(RefusalCode::internal, from + ": " + ec.message());
   if (std::error_code c = fs::rename(part, to)) {
-    fs::remove_directories(part);
+    rt::removeTree(part);
     if (!fs::exists(to + "/manifest.json"))
       return refuse(RefusalCode::internal, to + ": " + c.message());
   }
