@@ -275,13 +275,28 @@ bool dynamic(const OpFacts &op) {
          op.extents.end();
 }
 
-/// Tile sizes of the first (at most 3) loops for a parallel op that no
-/// dividing tiling fits (a prime length, dynamic sizes): what the tails
-/// (or dynamic shapes) support would take; refused until then.
+/// Block tile sizes for an op that no dividing tiling fits (a prime
+/// length, dynamic sizes), tails taking the rest: the first (at most 3)
+/// parallel loops tiled, 1024 along the last of them and 1 along the
+/// others, the reduction loops among them left whole (0), none after the
+/// last (untiled). The reduction loops do not count: a reduction in the
+/// middle ([p, r, p]) keeps its innermost parallel loop the wide one.
+/// Empty for an op with no parallel loop (opSteps refuses it before).
 std::vector<int64_t> tailTile(const OpFacts &op) {
-  size_t n = std::min<size_t>(op.extents.size(), 3);
-  std::vector<int64_t> t(n, 1);
-  t[n - 1] = 1024;
+  std::vector<int64_t> t;
+  size_t parallel = 0, last = 0;
+  for (size_t i = 0; i < op.extents.size() && parallel < 3; ++i) {
+    bool reduction = i < op.reduction.size() && op.reduction[i];
+    t.push_back(reduction ? 0 : 1);
+    if (!reduction) {
+      ++parallel;
+      last = i;
+    }
+  }
+  if (!parallel)
+    return {};
+  t.resize(last + 1);
+  t[last] = 1024;
   return t;
 }
 
@@ -580,8 +595,8 @@ LoopExtents loopExtents(const OpFacts &op) {
   return e;
 }
 
-/// How `op` (a reduction) is scheduled, before a split of a reduction with
-/// no parallel loop.
+/// How `op` (a reduction with a parallel loop: one without is refused,
+/// scalarStep) is scheduled.
 ReductionKind reductionKindOf(const OpFacts &op) {
   LoopExtents e = loopExtents(op);
   ReductionKind kind = chooseReduction(product(e.parallel),
@@ -620,6 +635,40 @@ bool threadStarted(const OpFacts &op) {
          !reducedInBlock(op);
 }
 
+/// The step of an op with no parallel loop at the top: a 0-d result. No
+/// action schedules it: tile_to_blocks, the first action of every schedule,
+/// maps parallel loops to blocks, and split_reduction would only move the
+/// problem (its partial reduction has a parallel loop, the combine of the
+/// parts into the scalar none). Refused, naming what auto does schedule.
+Step scalarStep(const OpFacts &op) {
+  std::string at = op.name + "#" + std::to_string(op.index);
+  std::string type = op.elementType.empty() ? "T" : op.elementType;
+  Step s;
+  if (anyReduction(op)) {
+    s.why = at + ": a full reduction to a 0-d result";
+    s.refusal = Refusal(
+        RefusalCode::not_applicable,
+        at + " is a full reduction to a 0-d result (a scalar), which auto "
+             "does not schedule: it has no parallel loop for tile_to_blocks, "
+             "and split_reduction would leave the combine of its parts into "
+             "the scalar with none",
+        "reduce into a 1-element result (tensor<1x" + type +
+            "> rather than tensor<" + type +
+            ">: the input viewed as 1 x N, reduced over dimension 1), which "
+            "auto splits into parts and reduces in blocks");
+  } else {
+    s.why = at + ": a 0-d op";
+    s.refusal = Refusal(
+        RefusalCode::not_applicable,
+        at + " is a 0-d op (a scalar), which auto does not schedule: it has "
+             "no loop for tile_to_blocks to map to blocks",
+        "compute the scalar where it is used, or give it a dimension of "
+        "size 1 (tensor<1x" + type + "> rather than tensor<" + type +
+            ">): one block of one thread");
+  }
+  return s;
+}
+
 /// The steps of any other linalg op. `rowThreads`: the block's threads when
 /// the op is in a row block (a fused normalization): its reduction shares
 /// the row among them, an elementwise op splits the row among them.
@@ -649,6 +698,10 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
   int64_t rowWidth = rows4 ? vectorWidths(op.elementBytes, op.extents[3]).front() : 1;
   int64_t rowLanes = rows4 ? op.extents[3] / rowWidth : 0;
 
+  if (op.stage == Stage::Top && parallelExtents.empty()) {
+    steps.push_back(scalarStep(op));
+    return;
+  }
   if (op.stage == Stage::Top && transposed) {
     // A transpose: 64 x 64 tiles, staged in shared memory next (both the
     // reads and the writes along rows).
@@ -701,9 +754,6 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
 
   if (op.stage == Stage::Top) {
     Step s;
-    if (reduces && parallelExtents.empty()) {
-      kind = ReductionKind::Split;
-    }
     // Chunked: part r takes a contiguous run of the row, which the block
     // that reduces it reads coalesced (interleaved parts put a warp's
     // lanes a part's stride apart).
@@ -793,9 +843,6 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
         sizes.push_back(op.reduction[i] ? 0 : t->blockTile[j++]);
     } else {
       sizes = tailTile(op);
-      for (size_t i = 0; i < sizes.size(); ++i)
-        if (op.reduction[i])
-          sizes[i] = 0;
     }
     s.candidates.push_back(
         action("tile_to_blocks", json::Object{{"tile_sizes", ints(sizes)}}, &op));
@@ -852,13 +899,17 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
               json::Object{{"elements_per_thread", ints({0, 0, 1, w})}}, &op));
     if (s.why.empty())
       s.why = at + ": elements per thread";
-    std::vector<int64_t> tile;
-    for (size_t i = 0; i < n && tile.size() < 3; ++i)
+    // The loops the threads take: the first 3 parallel ones, as the block
+    // tiles took them at the top, the reduction loops among them whole to
+    // each thread (0). The zeros do not count toward the 3: a reduction
+    // in the middle ([1, 1, 0, 256], a split column reduction of a 3-D
+    // input) keeps its innermost parallel loop on the threads.
+    std::vector<int64_t> tile, dense;
+    for (size_t i = 0; i < n && dense.size() < 3; ++i) {
       tile.push_back(op.reduction[i] ? 0 : op.extents[i]);
-    std::vector<int64_t> dense;
-    for (int64_t x : tile)
-      if (x)
-        dense.push_back(x);
+      if (tile.back())
+        dense.push_back(tile.back());
+    }
     // A tail tile of one loop takes the full tiles' widest vectors, with
     // any thread count up to 1024 (576 f32: 144 threads 4-wide, rather
     // than 288 2-wide, which would also make the full blocks 288 threads).
@@ -1611,10 +1662,19 @@ mlir::tirx::suggestSteps(Session &session, const std::string &version,
     out.text += step.why + (step.optional ? " (optional)" : "") + "\n";
     for (const json::Object &c : step.candidates)
       out.text += "  " + text(json::Object(c)) + "\n";
-    steps.push_back(json::Object{{"why", step.why},
-                                 {"optional", step.optional},
-                                 {"key", step.key},
-                                 {"candidates", std::move(candidates)}});
+    json::Object entry{{"why", step.why},
+                       {"optional", step.optional},
+                       {"key", step.key},
+                       {"candidates", std::move(candidates)}};
+    // No candidate: what auto would stop with.
+    if (step.refusal) {
+      out.text += "  refused: " + std::string(codeName(step.refusal->code)) +
+                  ": " + step.refusal->message + "\n";
+      if (!step.refusal->hint.empty())
+        out.text += "  hint: " + step.refusal->hint + "\n";
+      entry["refusal"] = step.refusal->toJSON();
+    }
+    steps.push_back(std::move(entry));
   }
   bool mapped = next.empty() && at->second.launched;
   if (next.empty())
@@ -1662,14 +1722,17 @@ Expected<Result> mlir::tirx::autoSchedule(
         break;
       }
     if (!chosen) {
-      if (step.optional) {
+      if (step.optional && !step.refusal) {
         say("  " + step.why + ": every candidate refused; skipped");
         skipped.push_back(step.key);
         continue;
       }
-      Refusal r = last ? *last
-                       : Refusal(RefusalCode::not_applicable,
-                                 "no candidate for " + step.why);
+      // A step the rules refuse themselves (a 0-d op) says why; else the
+      // last candidate's refusal.
+      Refusal r = step.refusal ? *step.refusal
+                  : last       ? *last
+                               : Refusal(RefusalCode::not_applicable,
+                                         "no candidate for " + step.why);
       r.message = "auto stopped at " + at + " (" + step.why + "): " + r.message;
       r.details["final_version"] = at;
       r.details["versions"] = json::Array(versions);

@@ -773,3 +773,123 @@ TEST(AutoSteps, FewColumnsSplitTheirRows) {
   EXPECT_EQ(params->getBoolean("chunked"), true);
   EXPECT_EQ(params->getBoolean("parts_first"), std::nullopt);
 }
+
+namespace {
+/// The integers of parameter `name` of candidate `i` of a step.
+V paramOf(const Step &s, const char *name, size_t i = 0) {
+  V out;
+  const json::Object *params = s.candidates.at(i).getObject("params");
+  if (const json::Array *a = params ? params->getArray(name) : nullptr)
+    for (const json::Value &x : *a)
+      out.push_back(x.getAsInteger().value_or(-1));
+  return out;
+}
+} // namespace
+
+TEST(AutoSteps, AZeroDimOpIsRefusedNotTiled) {
+  // c = a * b on tensor<f32>: no loop, so nothing for tile_to_blocks (it
+  // takes 1 to 3 nonzero sizes). A step without candidates whose refusal
+  // says so (before, the tail tile of no loops wrote before its vector:
+  // SIGSEGV).
+  for (const char *name : {"linalg.mul", "linalg.generic", "linalg.fill"}) {
+    PayloadFacts f;
+    f.ops.push_back(op(name, {}, {}));
+    f.ops.back().elementType = "f32";
+    auto steps = nextSteps(f, {});
+    ASSERT_EQ(steps.size(), 1u) << name;
+    EXPECT_TRUE(steps[0].candidates.empty()) << name;
+    EXPECT_FALSE(steps[0].optional) << name;
+    ASSERT_TRUE(steps[0].refusal) << name;
+    EXPECT_EQ(steps[0].refusal->code, RefusalCode::not_applicable);
+    EXPECT_NE(steps[0].refusal->message.find("0-d op (a scalar)"),
+              std::string::npos)
+        << steps[0].refusal->message;
+    EXPECT_NE(steps[0].refusal->hint.find("tensor<1xf32>"), std::string::npos)
+        << steps[0].refusal->hint;
+  }
+  // One element in one loop is scheduled as before: a tail tile.
+  PayloadFacts one;
+  one.ops.push_back(op("linalg.mul", {1}, {false}));
+  auto steps = nextSteps(one, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_FALSE(steps[0].refusal);
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+}
+
+TEST(AutoSteps, AFullReductionToAScalarIsRefused) {
+  // linalg.dot of 65536 into tensor<f32>: no parallel loop. A split would
+  // leave the combine of the parts (a reduction of [parts] into the
+  // scalar) with none; before, auto split it, reduced the parts, then
+  // asked tile_to_blocks for [] (invalid_parameter).
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.fill", {}, {}));
+  f.ops.back().starts = "linalg.dot#0";
+  f.ops.push_back(op("linalg.dot", {65536}, {true}));
+  f.ops.back().elementType = "f32";
+  auto steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_TRUE(steps[0].candidates.empty());
+  ASSERT_TRUE(steps[0].refusal);
+  EXPECT_NE(steps[0].why.find("linalg.dot#0"), std::string::npos)
+      << steps[0].why; // the fill waits for the reduction it starts
+  EXPECT_EQ(steps[0].refusal->code, RefusalCode::not_applicable);
+  EXPECT_NE(steps[0].refusal->message.find("full reduction to a 0-d result"),
+            std::string::npos)
+      << steps[0].refusal->message;
+  EXPECT_NE(steps[0].refusal->hint.find("tensor<1xf32>"), std::string::npos)
+      << steps[0].refusal->hint;
+  // Any rank, split or not: a reduction over every loop, and the combine
+  // of a split one.
+  for (V extents : {V{64, 1024}, V{16}, V{-1}}) {
+    PayloadFacts g;
+    g.ops.push_back(
+        op("linalg.reduce", extents, std::vector<bool>(extents.size(), true)));
+    steps = nextSteps(g, {});
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_TRUE(steps[0].refusal) << extents.size();
+    EXPECT_TRUE(steps[0].candidates.empty());
+  }
+  // One output of the same reduction ([1, 65536]) is split as before.
+  PayloadFacts row;
+  row.ops.push_back(op("linalg.generic", {1, 65536}, {false, true}));
+  steps = nextSteps(row, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_FALSE(steps[0].refusal);
+  EXPECT_EQ(transformOf(steps[0]), "split_reduction");
+}
+
+TEST(AutoSteps, AReductionInTheMiddleKeepsItsInnerLoopOnThreads) {
+  // x.amax(dim=1) of 16 x 1024 x 512, split: (part, batch, row, column)
+  // in blocks of [1, 1, 0, 256]. The threads take the 3 parallel loops
+  // (256 of them, a column each); before, the first 3 loops, the row's
+  // zero among them: [1, 1, 0], one thread a block (bad_block_size).
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {1, 1, 32, 256},
+                     {false, false, true, false}, Stage::Block));
+  auto steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  EXPECT_EQ(paramOf(steps[0], "elements_per_thread"), (V{1, 1, 0, 1}));
+  // The reduction first, then 3 parallel loops: the same loops.
+  f.ops.back() = op("linalg.generic", {32, 1, 2, 128},
+                    {true, false, false, false}, Stage::Block);
+  steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(paramOf(steps[0], "elements_per_thread"), (V{0, 1, 1, 1}));
+  // At the top, with no dividing tiling (509 columns: a prime): tiles of
+  // 1024 along the innermost parallel loop, whatever lies between.
+  f.ops.back() = op("linalg.generic", {8, 64, 16, 509},
+                    {false, true, false, false});
+  steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  EXPECT_EQ(tileOf(steps[0], 0), (V{1, 0, 1, 1024}));
+  // Many short rows of a prime count (a thread per output): blocks of
+  // 1024 outputs with a tail, not of one (one thread a block).
+  f.ops.back() = op("linalg.generic", {32771, 64}, {false, true});
+  steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_NE(steps[0].why.find("a thread per output"), std::string::npos)
+      << steps[0].why;
+  EXPECT_EQ(tileOf(steps[0], 0), (V{1024}));
+}

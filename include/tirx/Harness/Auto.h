@@ -24,6 +24,9 @@
 //   the rows are very long and few; with its reduction loops first (a
 //   column sum): blocks of columns, a thread per column; with many outputs
 //   and short reductions (a convolution): a thread per output;
+// - an op with no parallel loop (a 0-d result: a scalar op, a full
+//   reduction to a scalar) is refused (Step::refusal): tile_to_blocks, the
+//   first action of every schedule, needs one;
 // - linalg.matmul on an sm_90 workspace whose operands wgmma takes (16-bit
 //   A and B into an f32 C, or f32 ones with B held as (n, k), A as (m, k)):
 //   128x256 block tiles (128x128 when N is narrower) and `use_wgmma`
@@ -182,6 +185,10 @@ struct Step {
   std::vector<llvm::json::Object> candidates;
   bool optional = false;
   std::string key; // identifies an optional step, to skip it later
+  /// Set on a step that no action takes (a 0-d op: no loop to tile into
+  /// blocks), its candidates empty: auto stops there with this refusal
+  /// rather than try an action that cannot succeed.
+  std::optional<Refusal> refusal;
 };
 
 /// Whether `use_wgmma` takes `op` on `chip` (sm_90 or sm_90a: the lowering
