@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/JsonLimits.h"
 #include "tirx/Runtime/Files.h"
 
 #include <nlohmann/json.hpp>
@@ -345,6 +346,10 @@ std::string serializeFeedback(const Feedback &f) {
 }
 
 bool parseFeedback(const std::string &text, Feedback &f, std::string &error) {
+  if (!jsonDepthWithin(text, error)) {
+    error = "feedback: " + error;
+    return false;
+  }
   try {
     json j = json::parse(text);
     if (j.is_array() && !j.empty())
@@ -486,6 +491,8 @@ std::string serializeDeviceProfile(const DeviceProfile &p) {
 
 bool parseDeviceProfile(const std::string &text, DeviceProfile &p,
                         std::string &error) {
+  if (!jsonDepthWithin(text, error))
+    return false;
   try {
     json j = json::parse(text);
     p.name = j.at("name").get<std::string>();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Manifest.h"
+#include "tirx/Runtime/JsonLimits.h"
 #include "tirx/Runtime/Files.h"
 
 #include <nlohmann/json.hpp>
@@ -677,6 +678,10 @@ Manifest parse(const json &root) {
 
 bool parseManifest(const std::string &text, Manifest &manifest,
                    std::string &error) {
+  if (!jsonDepthWithin(text, error)) {
+    error = "manifest.json: " + error;
+    return false;
+  }
   try {
     manifest = parse(json::parse(text));
     return true;

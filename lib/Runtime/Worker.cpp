@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Worker.h"
+#include "tirx/Runtime/JsonLimits.h"
 
 #include "DeviceCheck.h"
 #include "Measure.h"
@@ -33,6 +34,8 @@ using json = nlohmann::json;
 bool parseWorkerRequest(const std::string &line, WorkerRequest &r,
                         std::string &error) {
   json j;
+  if (!jsonDepthWithin(line, error))
+    return false;
   try {
     j = json::parse(line);
   } catch (const std::exception &e) {

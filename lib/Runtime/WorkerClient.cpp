@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/WorkerClient.h"
+#include "tirx/Runtime/JsonLimits.h"
 
 #include "tirx/Runtime/Isolation.h"
 #include "tirx/Runtime/Runner.h"
@@ -206,6 +207,12 @@ WorkerClient::Exchange WorkerClient::exchange(const json &request,
     if (newline != std::string::npos) {
       std::string line = pending.substr(0, newline);
       pending.erase(0, newline + 1);
+      std::string deep;
+      if (!jsonDepthWithin(line, deep)) {
+        ex.error = "the worker wrote a line that is " + deep;
+        kill();
+        return ex;
+      }
       try {
         ex.answer = json::parse(line);
       } catch (const std::exception &) {

@@ -9,6 +9,7 @@
 
 #include "tirx/Runtime/Check.h"
 #include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/JsonLimits.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Runtime/Runner.h"
 #include "tirx/Runtime/Stats.h"
@@ -1389,4 +1390,19 @@ TEST(SizesTest, RefusalsNameTheDimension) {
   EXPECT_EQ(values, (SizeValues{{"m", 3}, {"n", 1000003}}));
   EXPECT_FALSE(parseSizeAssignments("m=x", values, error));
   EXPECT_EQ(error, "expects NAME=N (e.g. m=1000003), got 'm=x'");
+}
+
+TEST(JsonLimitsTest, DepthCountsBracketsOutsideStrings) {
+  std::string error;
+  EXPECT_TRUE(tirx::runtime::jsonDepthWithin("[[1]]", error, 2));
+  EXPECT_FALSE(tirx::runtime::jsonDepthWithin("[[[1]]]", error, 2));
+  EXPECT_EQ(error, "JSON nested more than 2 levels deep");
+  // Brackets in strings, escaped quotes among them, are text.
+  EXPECT_TRUE(tirx::runtime::jsonDepthWithin(
+      R"({"a": "[[[[{{{{\"[[[["})", error, 1));
+  // Closing brackets never take the depth below 0: "]]]][[" is 2 deep.
+  EXPECT_FALSE(tirx::runtime::jsonDepthWithin("]]]][[", error, 1));
+  std::string deep(200000, '[');
+  EXPECT_FALSE(tirx::runtime::jsonDepthWithin(deep + std::string(200000, ']'),
+                                              error));
 }
