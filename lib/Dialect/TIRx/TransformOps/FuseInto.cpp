@@ -187,14 +187,20 @@ DiagnosedSilenceableFailure findConsumerTile(TransformOpInterface self,
   return DiagnosedSilenceableFailure::success();
 }
 
-/// The bytes of a static workgroup buffer, or 0.
+/// The bytes of a static workgroup buffer of scalars (an index is 64 bits
+/// in the kernels: reduce_in_block's argmax keeps its positions in an index
+/// buffer), or 0.
 int64_t workgroupBytes(MemRefType type) {
+  Type element = type.getElementType();
   if (!type.hasStaticShape() ||
       tirx::memorySpaceName(type) != "workgroup" ||
-      !type.getElementType().isIntOrFloat())
+      !(element.isIntOrFloat() || element.isIndex()))
     return 0;
-  return type.getNumElements() *
-         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  int64_t elementBytes =
+      element.isIndex() ? 8
+                        : int64_t(llvm::divideCeil(
+                              element.getIntOrFloatBitWidth(), 8));
+  return type.getNumElements() * elementBytes;
 }
 
 /// In a block loop the fused tile joins the block's shared memory: the

@@ -116,6 +116,105 @@ std::string dimsText(ArrayRef<int64_t> d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
          std::to_string(d[2]);
 }
+
+/// CUDA's limits on a grid (every GPU since compute capability 3.0), which
+/// tirx-run checks a bundle against: up to 2^31 - 1 blocks along x, 65535
+/// along y and z.
+constexpr int64_t kGridLimit[3] = {INT32_MAX, 65535, 65535};
+constexpr const char *kGridDimName[3] = {"x", "y", "z"};
+
+/// The mapping under which the grid of `block` keeps to CUDA's limits: its
+/// own, or, where one of its loops has more blocks than y or z take, that
+/// loop on x and x's loop on its dimension (tile_to_blocks puts the
+/// innermost loop on x, a 131072 x 1024 op tiled [1, 1024] its 131072
+/// rows on y). A loop's dimension decides which block id it reads, not
+/// what a block computes. Refuses, before anything changes, where no such
+/// exchange fits: two loops of more than 65535 blocks, one of more than
+/// 2^31 - 1, or x's loop of run-time count. Loops of run-time count are
+/// checked by tirx-run when the sizes are bound; a linear mapping is
+/// upstream's.
+DiagnosedSilenceableFailure fitGridLimits(TransformOpInterface self,
+                                          scf::ForallOp block,
+                                          ArrayAttr &mapping) {
+  mapping = block.getMappingAttr();
+  if (!mapping || block.usesLinearMapping())
+    return DiagnosedSilenceableFailure::success();
+  SmallVector<int64_t> dims; // per loop: 0, 1, 2 for x, y, z
+  for (Attribute attr : mapping) {
+    // Another mapping: upstream says what it cannot map.
+    auto id = dyn_cast<mlir::gpu::GPUBlockMappingAttr>(attr);
+    if (!id || id.getMappingId() > int64_t(mlir::gpu::MappingId::DimZ))
+      return DiagnosedSilenceableFailure::success();
+    dims.push_back(int64_t(id.getMappingId()));
+  }
+  SmallVector<std::optional<int64_t>> counts;
+  for (auto [lb, ub, step] :
+       llvm::zip(block.getMixedLowerBound(), block.getMixedUpperBound(),
+                 block.getMixedStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    if (l && u && s && *s > 0)
+      counts.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+    else
+      counts.push_back(std::nullopt);
+  }
+  auto loopText = [&](size_t i) {
+    return "loop " + std::to_string(i) + " (block " + kGridDimName[dims[i]] +
+           ")";
+  };
+  // The loops with more blocks than y and z take: at most one, on x.
+  SmallVector<size_t> large;
+  for (auto [i, count] : llvm::enumerate(counts))
+    if (count && *count > kGridLimit[1])
+      large.push_back(i);
+  if (large.empty())
+    return DiagnosedSilenceableFailure::success();
+  size_t big = large.front();
+  std::string limits = "CUDA launches at most " +
+                       std::to_string(kGridLimit[1]) +
+                       " blocks along y and z, " +
+                       std::to_string(kGridLimit[0]) + " along x";
+  if (*counts[big] > kGridLimit[0])
+    return reject(self, block, RefusalCode::too_many_blocks,
+                  tirx::irPath(block) + " has " +
+                      std::to_string(*counts[big]) + " blocks along its " +
+                      loopText(big) + ": " + limits,
+                  "use larger tiles along that loop (tile_to_blocks)");
+  if (large.size() > 1)
+    return reject(self, block, RefusalCode::too_many_blocks,
+                  tirx::irPath(block) + " has " +
+                      std::to_string(*counts[large[0]]) +
+                      " blocks along its " + loopText(large[0]) + " and " +
+                      std::to_string(*counts[large[1]]) + " along its " +
+                      loopText(large[1]) + ": " + limits +
+                      ", and one loop only can go to x",
+                  "use larger tiles along one of those loops "
+                  "(tile_to_blocks)");
+  if (dims[big] == 0)
+    return DiagnosedSilenceableFailure::success();
+  auto onX = llvm::find(dims, 0);
+  if (onX != dims.end()) {
+    size_t x = onX - dims.begin();
+    if (!counts[x])
+      return reject(self, block, RefusalCode::too_many_blocks,
+                    tirx::irPath(block) + " has " +
+                        std::to_string(*counts[big]) + " blocks along its " +
+                        loopText(big) + ": " + limits + "; x holds its " +
+                        loopText(x) + ", whose count is known at run time "
+                        "only, and may be more than y takes",
+                    "use larger tiles along " + loopText(big) +
+                        " (tile_to_blocks)");
+    *onX = dims[big];
+  }
+  dims[big] = 0;
+  SmallVector<Attribute> attrs;
+  for (int64_t d : dims)
+    attrs.push_back(mlir::gpu::GPUBlockMappingAttr::get(
+        block.getContext(), static_cast<mlir::gpu::MappingId>(d)));
+  mapping = ArrayAttr::get(block.getContext(), attrs);
+  return DiagnosedSilenceableFailure::success();
+}
 } // namespace
 
 DiagnosedSilenceableFailure
@@ -174,7 +273,14 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   // Each kernel's block: the given dims, or by default what its thread or
   // warp foralls need. Everything is checked before anything changes.
   SmallVector<SmallVector<int64_t>> blockDims;
+  SmallVector<ArrayAttr> gridMappings;
   for (scf::ForallOp block : blocks) {
+    ArrayAttr gridMapping;
+    if (DiagnosedSilenceableFailure fits =
+            fitGridLimits(self, block, gridMapping);
+        !fits.succeeded())
+      return fits;
+    gridMappings.push_back(gridMapping);
     SmallVector<ThreadsNeeded> needs = threadsNeeded(block);
     SmallVector<int64_t> dims(getBlockDims());
     if (dims.empty()) {
@@ -222,7 +328,11 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
   }
 
   MLIRContext *ctx = getContext();
-  for (auto [block, dims] : llvm::zip(blocks, blockDims)) {
+  for (auto [block, dims, gridMapping] :
+       llvm::zip(blocks, blockDims, gridMappings)) {
+    if (gridMapping != block.getMappingAttr())
+      rewriter.modifyOpInPlace(block,
+                               [&] { block.setMappingAttr(gridMapping); });
     Location loc = block.getLoc();
     rewriter.setInsertionPoint(block);
     auto cst = [&](int64_t v) -> Value {

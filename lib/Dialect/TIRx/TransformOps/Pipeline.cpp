@@ -32,9 +32,17 @@ void tirx::PipelineOp::getEffects(
 }
 
 namespace {
+/// The bytes of a static buffer of scalars (an index is 64 bits in the
+/// kernels: reduce_in_block's argmax keeps its positions in an index
+/// buffer), or 0.
 int64_t bufferBytes(MemRefType type) {
+  Type element = type.getElementType();
+  if (element.isIndex())
+    return type.getNumElements() * 8;
+  if (!element.isIntOrFloat())
+    return 0;
   return type.getNumElements() *
-         std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+         std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
 }
 
 /// Shared memory of the block around `loop` once the staged buffers take

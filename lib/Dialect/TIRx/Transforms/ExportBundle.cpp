@@ -966,6 +966,19 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
                            << where << " is not a static positive size";
         return WalkResult::interrupt();
       }
+      // CUDA's limits on a grid, which tirx-run checks the manifest
+      // against (a grid of run-time size when its sizes are bound).
+      static const int64_t gridLimit[3] = {INT32_MAX, 65535, 65535};
+      if (d < 3 && *c > gridLimit[d]) {
+        launch.emitError()
+            << "tirx-export-bundle: " << names[d] << " of " << where
+            << " is " << *c << " blocks; CUDA launches at most "
+            << gridLimit[1] << " along y and z, " << gridLimit[0]
+            << " along x: map the loop with the most blocks to x "
+               "(map_to_gpu does where one loop only has more than "
+            << gridLimit[1] << ") or tile it larger (tile_to_blocks)";
+        return WalkResult::interrupt();
+      }
       (d < 3 ? kernel.grid[d] : kernel.block[d - 3]) = *c;
     }
     if (Value smem = launch.getDynamicSharedMemorySize()) {

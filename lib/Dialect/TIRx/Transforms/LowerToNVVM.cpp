@@ -64,6 +64,11 @@ static const ChipInfo kChips[] = {
     {"sm_121", 88},  {"sm_121a", 88}, {"sm_121f", 88},
 };
 
+/// The width of `index` in the kernels (upstream's default, set explicitly
+/// so that the shared buffers sized below agree with the lowering): 64 bits,
+/// as NVPTX64's pointers.
+static constexpr int64_t kIndexBitWidth = 64;
+
 std::optional<ChipInfo> mlir::tirx::lookupChip(StringRef name) {
   for (const ChipInfo &chip : kChips)
     if (chip.name == name)
@@ -266,6 +271,7 @@ void mlir::tirx::buildNVVMCodegenPipeline(
   nvvm.cubinFormat = options.format;
   nvvm.optLevel = options.optLevel;
   nvvm.kernelUseBarePtrCallConv = options.barePtr;
+  nvvm.indexBitWidth = kIndexBitWidth;
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 
   // Upstream's pipeline has no toolkit option: hand the toolkit (ptxas and
@@ -313,8 +319,11 @@ struct WorkgroupAllocsPass
       launch.getBody().walk([&](memref::AllocOp alloc) {
         auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
             alloc.getType().getMemorySpace());
+        // A buffer of other elements (vectors) stays an allocation, for
+        // upstream's lowering to take or refuse: never sized wrong here.
         if (space && space.getValue() == gpu::AddressSpace::Workgroup &&
-            alloc.getType().hasStaticShape() && alloc.getOperands().empty())
+            alloc.getType().hasStaticShape() && alloc.getOperands().empty() &&
+            elementBytes(alloc.getType().getElementType()))
           allocs.push_back(alloc);
       });
       int64_t total = 0;
@@ -339,10 +348,20 @@ struct WorkgroupAllocsPass
   static constexpr int64_t kStaticSharedLimit = 48 * 1024;
   static constexpr uint64_t kSharedBufferAlign = 128;
 
+  /// The bytes of an element of a shared buffer as the kernel lays it out
+  /// (an i1 takes a byte, an index kIndexBitWidth bits: reduce_in_block's
+  /// argmax keeps its positions in an index buffer); none for other types.
+  static std::optional<int64_t> elementBytes(Type type) {
+    if (type.isIndex())
+      return kIndexBitWidth / 8;
+    if (type.isIntOrFloat())
+      return int64_t(llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
+    return std::nullopt;
+  }
+
   static int64_t bufferBytes(memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
-    return type.getNumElements() *
-           std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+    return type.getNumElements() * *elementBytes(type.getElementType());
   }
 
   static void useDynamicSharedMemory(gpu::LaunchOp launch,

@@ -31,6 +31,11 @@ struct LowerVectorTransfersPass
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns,
                                                    /*maxTransferRank=*/1);
+    // vector.step (a vectorized linalg.index: an arange) becomes its
+    // constant: upstream's NVVM pipeline does not lower it (only the
+    // convert-vector-to-llvm pass does, before its conversion), and the
+    // translation to LLVM IR fails on it.
+    vector::populateVectorStepLoweringPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
 

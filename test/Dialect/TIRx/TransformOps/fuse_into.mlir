@@ -635,3 +635,38 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Refused: a tile of 8192 indices takes 64 KiB (an index is 64 bits in
+// the kernels).
+#id = affine_map<(d0) -> (d0)>
+func.func @index_tile(%y: memref<65536xf32>) {
+  %t = memref.alloc() : memref<65536xindex>
+  // expected-note @below {{payload op: func @index_tile / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]}
+      outs(%t : memref<65536xindex>) {
+  ^bb0(%b: index):
+    %i = linalg.index 0 : index
+    linalg.yield %i : index
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<65536xindex>) outs(%y : memref<65536xf32>) {
+  ^bb0(%a: index, %b: f32):
+    %n = arith.index_cast %a : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    linalg.yield %f : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %p, %c = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t, %f = transform.tirx.tile_to_blocks %c tile_sizes [8192] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // expected-error @below {{exceeds_smem: the fused tile needs 65536 bytes of shared memory, 65536 with the block's other buffers; max_shared_bytes is 49152}}
+    // expected-note @below {{hint: raise max_shared_bytes to 65536 (dynamic shared memory), or tile the consumer's block loop smaller}}
+    %fused = transform.tirx.fuse_into %p : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

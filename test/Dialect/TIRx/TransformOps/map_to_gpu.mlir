@@ -223,3 +223,78 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// 131072 rows, a block each: y takes at most 65535 blocks, so the rows go
+// to x and the one tile of columns to y (tile_to_blocks put them the other
+// way round). Which block id a loop reads changes, not what a block
+// computes.
+// CHECK-LABEL: func.func @rows_on_x
+//       CHECK:   gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c131072{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+//       CHECK:     %[[BX:.*]] = gpu.block_id  x
+//       CHECK:     %[[BY:.*]] = gpu.block_id  y
+//       CHECK:     %[[COL:.*]] = affine.apply #{{.*}}(%[[BY]])
+//       CHECK:     memref.subview %{{.*}}[%[[BX]], %[[COL]]] [1, 1024] [1, 1] : memref<131072x1024xf32>
+func.func @rows_on_x(%x: memref<131072x1024xf32>, %y: memref<131072x1024xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<131072x1024xf32>) outs(%y : memref<131072x1024xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1, 1024] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %u, %h = transform.tirx.tile_to_threads %t elements_per_thread [1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.tirx.map_to_gpu %func : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused before anything changes: 131072 x 131072 blocks, and only x
+// takes more than 65535.
+func.func @square_grid(%c: memref<131072x131072xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-note @below {{payload op: func @square_grid / scf.forall#0 (block y, block x)}}
+  linalg.fill ins(%zero : f32) outs(%c : memref<131072x131072xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %fill = transform.structured.match ops{["linalg.fill"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1, %b1 = transform.tirx.tile_to_blocks %fill tile_sizes [1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{too_many_blocks: func @square_grid / scf.forall#0 (block y, block x) has 131072 blocks along its loop 0 (block y) and 131072 along its loop 1 (block x): CUDA launches at most 65535 blocks along y and z, 2147483647 along x, and one loop only can go to x}}
+    // expected-note @below {{hint: use larger tiles along one of those loops (tile_to_blocks)}}
+    transform.tirx.map_to_gpu %func block_dims [32] : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Refused: 2^32 blocks are more than x takes.
+func.func @huge_grid(%c: memref<4294967296xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-note @below {{payload op: func @huge_grid / scf.forall#0 (block x)}}
+  linalg.fill ins(%zero : f32) outs(%c : memref<4294967296xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %fill = transform.structured.match ops{["linalg.fill"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1, %b1 = transform.tirx.tile_to_blocks %fill tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{too_many_blocks: func @huge_grid / scf.forall#0 (block x) has 4294967296 blocks along its loop 0 (block x): CUDA launches at most 65535 blocks along y and z, 2147483647 along x}}
+    // expected-note @below {{hint: use larger tiles along that loop (tile_to_blocks)}}
+    transform.tirx.map_to_gpu %func block_dims [32] : !transform.any_op
+    transform.yield
+  }
+}

@@ -302,3 +302,37 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// The block's other shared buffers count once, an index buffer (an
+// argmax's positions) at 8 bytes an element: 3 stages of two 2560-byte
+// tiles and 8 indices take 15424 bytes.
+#tile = affine_map<(d0) -> (d0 * 32)>
+func.func @index_buffer(%A: memref<64x128xbf16>, %B: memref<128x64xbf16>, %C: memref<64x64xf32>) {
+  scf.forall (%i, %j) in (2, 2) {
+    %c0 = arith.constant 0 : index
+    %r = affine.apply #tile(%i)
+    %c = affine.apply #tile(%j)
+    %a = memref.subview %A[%r, 0] [32, 128] [1, 1] : memref<64x128xbf16> to memref<32x128xbf16, strided<[128, 1], offset: ?>>
+    %b = memref.subview %B[0, %c] [128, 32] [1, 1] : memref<128x64xbf16> to memref<128x32xbf16, strided<[64, 1], offset: ?>>
+    %o = memref.subview %C[%r, %c] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    %pos = memref.alloc() : memref<8xindex, #gpu.address_space<workgroup>>
+    memref.store %c0, %pos[%c0] : memref<8xindex, #gpu.address_space<workgroup>>
+    // expected-note @below {{scf.for#0}}
+    linalg.matmul ins(%a, %b : memref<32x128xbf16, strided<[128, 1], offset: ?>>, memref<128x32xbf16, strided<[64, 1], offset: ?>>)
+                  outs(%o : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+  } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %r, %l = transform.tirx.tile_reduction %m tile_sizes [0, 0, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %p = transform.tirx.promote_to_shared %r operands [0, 1] {padding = 8} : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{exceeds_smem: 3 stages take 15424 bytes of shared memory, more than 15360}}
+    // expected-note @below {{hint: try 2 stages}}
+    transform.tirx.pipeline %l stages = 3 {max_shared_bytes = 15360} : !transform.any_op
+    transform.yield
+  }
+}

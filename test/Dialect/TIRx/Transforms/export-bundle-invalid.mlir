@@ -46,6 +46,23 @@ func.func @f(%m: memref<4xf32>, %n: index {tirx.value = 4 : index}) {
 
 // -----
 
+// More blocks along y than CUDA launches (65535): tirx-run would refuse
+// the manifest.
+func.func @f(%m: memref<131072xf32>) {
+  %c1 = arith.constant 1 : index
+  %c131072 = arith.constant 131072 : index
+  // expected-error @below {{tirx-export-bundle: grid y of gpu.launch_func @f_kernel::@f_kernel is 131072 blocks; CUDA launches at most 65535 along y and z, 2147483647 along x: map the loop with the most blocks to x (map_to_gpu does where one loop only has more than 65535) or tile it larger (tile_to_blocks)}}
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c131072, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %m[%by] : memref<131072xf32>
+    memref.store %v, %m[%by] : memref<131072xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // expected-error @below {{expected exactly one function that launches kernels, found 0}}
 module {
   func.func @f(%m: memref<4xf32>) {

@@ -938,7 +938,10 @@ def TIRx_MapToGpuOp : TIRx_TransformOp<"map_to_gpu", "func.func", [{
     mapped to threads or warps need. Upstream's mapping then replaces the block forall's
     indices by block ids and the nested foralls mapped to threads or warps
     by thread ids; a nested forall with fewer iterations than threads is
-    guarded by an `scf.if`.
+    guarded by an `scf.if`. A grid keeps to CUDA's limits (2^31 - 1 blocks
+    along x, 65535 along y and z): a loop of more blocks than y or z take
+    goes to x, and x's loop to its dimension (which block id a loop reads
+    changes, not what a block computes).
 
     ```mlir
     transform.tirx.map_to_gpu %func block_dims [256] : !transform.any_op
@@ -951,8 +954,11 @@ def TIRx_MapToGpuOp : TIRx_TransformOp<"map_to_gpu", "func.func", [{
     `block_dims`, none mapped to threads or warps inside one) or
     `block_too_small` (a nested forall needs more threads along a
     dimension than `block_dims` give; named, and the hint gives the dims
-    it needs), before anything changes. Block dims outside [1, 1024] or
-    above 1024 threads in all are refused by the verifier.
+    it needs) or `too_many_blocks` (two loops of more than 65535 blocks,
+    one of more than 2^31 - 1, or one of more than 65535 with x's loop of
+    run-time count: the loop, its blocks and the limits named), before
+    anything changes. Block dims outside [1, 1024] or above 1024 threads in
+    all are refused by the verifier.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$block_dims);

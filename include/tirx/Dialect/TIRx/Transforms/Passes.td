@@ -82,7 +82,9 @@ def TIRxLowerVectorTransfers
     Rewrites `vector.transfer_read/write` into `vector.load/store` (and,
     where a transfer is not a minor identity or not in bounds, into the
     masked or scalar forms of `vector-to-scf`), which the NVVM lowering
-    requires: it does not lower 1-D transfers itself.
+    requires: it does not lower 1-D transfers itself. A `vector.step` (a
+    vectorized `linalg.index`) becomes its constant: upstream lowers it in
+    `convert-vector-to-llvm` alone, which the NVVM lowering does not run.
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",
