@@ -217,6 +217,30 @@ static void foldBroadcastInputs(ModuleOp module) {
   }
 }
 
+/// Gives each repeat of a buffer among a return's operands (`return %r,
+/// %r`) a buffer of its own, filled by a copy. Upstream's
+/// promoteBufferResultsToOutParams replaces a returned allocation by its
+/// out-parameter and erases it, then reads the erased allocation again at
+/// the repeat (Debian's LLVM has no assertions: a segmentation fault). With
+/// the copy, each result is an out-parameter of its own, the second filled
+/// from the first, as a returned input or constant is filled.
+static void separateRepeatedResults(ModuleOp module) {
+  module.walk([](func::ReturnOp ret) {
+    OpBuilder builder(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          !llvm::is_contained(
+              ret->getOperands().take_front(operand.getOperandNumber()), v))
+        continue;
+      Value own = memref::AllocOp::create(builder, ret.getLoc(), type);
+      linalg::CopyOp::create(builder, ret.getLoc(), v, own);
+      operand.set(own);
+    }
+  });
+}
+
 llvm::Error tirx::bufferizePayload(ModuleOp module, bool foldBroadcasts) {
   MLIRContext *ctx = module.getContext();
   if (llvm::Error e = decomposeAggregates(module))
@@ -247,6 +271,7 @@ llvm::Error tirx::bufferizePayload(ModuleOp module, bool foldBroadcasts) {
                                                         state);
       }))
     return e;
+  separateRepeatedResults(module);
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;

@@ -205,6 +205,52 @@ memref::AllocOp bodyAllocation(Value value, func::FuncOp payload) {
              : nullptr;
 }
 
+/// What a kernel argument the bundle cannot describe is, for the refusal:
+/// a buffer argument is a parameter, a scratch buffer or a tensor map of
+/// one; a view or a global the host makes is none of them.
+std::string hostArgumentProblem(Value operand, func::FuncOp payload) {
+  Operation *def = operand.getDefiningOp();
+  if (!isa<BaseMemRefType>(operand.getType()) || !def)
+    return "is computed on the host, not a payload parameter or a constant";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto get = dyn_cast<memref::GetGlobalOp>(def)) {
+    os << "is the global @" << get.getName()
+       << " read on the host: a bundle passes no global buffer (a launch "
+          "that reads a constant global gets a copy of it in the kernel's "
+          "module from tirx-sink-constants before outlining; a mutable "
+          "global has no such copy)";
+    return text;
+  }
+  if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+    // The buffer it is a view of.
+    Value source = view.getViewSource();
+    for (int depth = 0; depth < 16; ++depth) {
+      auto inner = source.getDefiningOp<ViewLikeOpInterface>();
+      if (!inner)
+        break;
+      source = inner.getViewSource();
+    }
+    auto arg = dyn_cast<BlockArgument>(source);
+    os << "is a view (" << def->getName() << ", " << operand.getType()
+       << ") made on the host of "
+       << (arg && arg.getOwner() == &payload.getBody().front()
+               ? "parameter #" + std::to_string(arg.getArgNumber())
+           : bodyAllocation(source, payload)
+               ? std::string("a buffer the function allocates")
+               : "a buffer that is no parameter or allocation of @" +
+                     payload.getSymName().str())
+       << ": a kernel takes whole buffers, and makes a view inside the "
+          "launch (tirx-sink-constants) only when its operands are "
+          "constants, function arguments or allocations";
+    return text;
+  }
+  os << "is the buffer that " << def->getName()
+     << " makes on the host, neither a payload parameter nor an allocation "
+        "in the function's entry block (a scratch buffer)";
+  return text;
+}
+
 /// A kernel argument that is a tensor map: nvgpu.tma.create.descriptor
 /// (through the casts of memref.cast and tirx-tensor-map-params) of a
 /// buffer parameter of `payload`, or of a buffer it allocates in its body
@@ -1028,10 +1074,9 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
         arg.valueExpr = *e;
       } else {
         launch.emitError() << "tirx-export-bundle: kernel argument #" << index
-                           << " of " << where
-                           << " is computed on the host, not a payload "
-                              "parameter or a constant: the bundle cannot "
-                              "reproduce it";
+                           << " of " << where << " "
+                           << hostArgumentProblem(operand, payload)
+                           << ": the bundle cannot reproduce it";
         return WalkResult::interrupt();
       }
       kernel.args.push_back(arg);
@@ -1143,6 +1188,17 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
         arg.descriptor = arg.scratch || (arg.param &&
                                          manifest.params[*arg.param].isBuffer);
   return success();
+}
+
+/// Whether `name` is a PTX identifier TIRx gives kernels and bundle files:
+/// a letter or '_', then letters, digits, '_' or '$' (PTX also takes '%'
+/// and a leading '$', which a file name should not have).
+static bool isPtxIdentifier(StringRef name) {
+  if (name.empty() || !(llvm::isAlpha(name.front()) || name.front() == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$';
+  });
 }
 
 LogicalResult
@@ -1266,6 +1322,25 @@ void ExportBundlePass::runOnOperation() {
            "(the bufferize action, or tirx-opt --tirx-bufferize)";
     return signalPassFailure();
   }
+
+  // The names of functions and kernel modules become PTX symbols (LLVM
+  // aborts the process on one PTX does not take) and file names in the
+  // bundle (a module named "../../x" wrote its PTX outside it): PTX's
+  // identifiers only.
+  WalkResult names = module.walk([&](Operation *op) {
+    if (!isa<func::FuncOp, gpu::GPUModuleOp, gpu::GPUFuncOp>(op))
+      return WalkResult::advance();
+    StringRef name = cast<SymbolOpInterface>(op).getName();
+    if (isPtxIdentifier(name))
+      return WalkResult::advance();
+    op->emitError() << "tirx-export-bundle: the name @\"" << name
+                    << "\" is not a PTX identifier (a letter or '_', then "
+                       "letters, digits, '_' or '$'): kernels and their files "
+                       "are named after it; rename it";
+    return WalkResult::interrupt();
+  });
+  if (names.wasInterrupted())
+    return signalPassFailure();
 
   // Work on a copy: the payload stays as it was.
   OwningOpRef<ModuleOp> copy = module.clone();

@@ -21,11 +21,14 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -411,8 +414,18 @@ struct AlignWorkgroupBuffersPass
   }
 };
 
+/// The constant global that `get` reads (a memref.global with `constant`
+/// and contents: what bufferization makes of a dense tensor constant); null
+/// otherwise.
+static memref::GlobalOp constantGlobal(memref::GetGlobalOp get) {
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  return global && global.getConstantInitValue() ? global : nullptr;
+}
+
 /// A view `sinkViewsIntoLaunches` may clone into a launch: a pure view op
-/// whose operands are constants, function arguments or such views.
+/// whose operands are constants, function arguments, buffers the function
+/// allocates or such views; or a constant global (memref.get_global).
 static bool isSinkableView(Value v, unsigned depth = 0) {
   if (depth > 16)
     return false;
@@ -421,14 +434,68 @@ static bool isSinkableView(Value v, unsigned depth = 0) {
     return isa<BlockArgument>(v) &&
            isa<FunctionOpInterface>(
                cast<BlockArgument>(v).getOwner()->getParentOp());
-  if (op->hasTrait<OpTrait::ConstantLike>())
+  if (op->hasTrait<OpTrait::ConstantLike>() || isa<memref::AllocOp>(op))
     return true;
+  if (auto get = dyn_cast<memref::GetGlobalOp>(op))
+    return bool(constantGlobal(get));
   if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp,
            memref::SubViewOp, memref::ReinterpretCastOp>(op))
     return false;
   return llvm::all_of(op->getOperands(), [&](Value operand) {
     return isSinkableView(operand, depth + 1);
   });
+}
+
+/// The element every load of `memref` reads when it is a view of a constant
+/// global whose contents are one value repeated (`dense<0.5>`, a front
+/// end's scalar operand or zero init); null otherwise.
+static TypedAttr splatGlobalElement(Value memref) {
+  for (unsigned depth = 0; depth <= 16; ++depth) {
+    Operation *op = memref.getDefiningOp();
+    if (auto get = dyn_cast_or_null<memref::GetGlobalOp>(op)) {
+      memref::GlobalOp global = constantGlobal(get);
+      auto dense = global ? dyn_cast<DenseElementsAttr>(
+                                global.getConstantInitValue())
+                          : DenseElementsAttr();
+      return dense && dense.isSplat()
+                 ? dyn_cast<TypedAttr>(dense.getSplatValue<Attribute>())
+                 : TypedAttr();
+    }
+    auto view = dyn_cast_or_null<ViewLikeOpInterface>(op);
+    if (!view)
+      return {};
+    memref = view.getViewSource();
+  }
+  return {};
+}
+
+/// Replaces the loads in `launch` of a splat constant global by the
+/// constant: the kernel then reads nothing of it, and outlining copies no
+/// global into the kernel's module (whose PTX would spell out every element
+/// of a 1024 x 1024 `dense<0.5>`: 13 MB).
+static void foldSplatGlobalLoads(gpu::LaunchOp launch) {
+  SmallVector<Operation *> loads;
+  launch.getBody().walk([&](Operation *op) {
+    if (isa<memref::LoadOp, vector::LoadOp>(op))
+      loads.push_back(op);
+  });
+  for (Operation *load : loads) {
+    Value memref = isa<memref::LoadOp>(load)
+                       ? cast<memref::LoadOp>(load).getMemRef()
+                       : cast<vector::LoadOp>(load).getBase();
+    TypedAttr element = splatGlobalElement(memref);
+    Type type = load->getResult(0).getType();
+    if (!element || getElementTypeOrSelf(type) != element.getType())
+      continue;
+    TypedAttr value = element;
+    if (auto vector = dyn_cast<VectorType>(type))
+      value = cast<TypedAttr>(
+          DenseElementsAttr::get(vector, ArrayRef<Attribute>{element}));
+    OpBuilder b(load);
+    load->getResult(0).replaceAllUsesWith(
+        arith::ConstantOp::create(b, load->getLoc(), value));
+    load->erase();
+  }
 }
 
 } // namespace
@@ -439,27 +506,37 @@ void mlir::tirx::sinkViewsIntoLaunches(Operation *root) {
     getUsedValuesDefinedAbove(launch.getBody(), above);
     IRMapping map;
     OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+    SmallVector<Operation *> cloned;
     // Clones `v`'s view chain at the top of the launch (operands first).
     std::function<Value(Value)> clone = [&](Value v) -> Value {
       if (Value m = map.lookupOrNull(v))
         return m;
       Operation *op = v.getDefiningOp();
-      if (!op || (!op->hasTrait<OpTrait::ConstantLike>() &&
-                  !isa<MemRefType>(v.getType())))
-        return v; // a function argument stays a kernel argument
+      // A function argument or an allocation stays a kernel argument (a
+      // parameter or a scratch buffer of the bundle).
+      if (!op || isa<memref::AllocOp>(op) ||
+          (!op->hasTrait<OpTrait::ConstantLike>() &&
+           !isa<MemRefType>(v.getType())))
+        return v;
       for (Value operand : op->getOperands())
         clone(operand);
       Operation *copy = b.clone(*op, map);
+      cloned.push_back(copy);
       return copy->getResult(cast<OpResult>(v).getResultNumber());
     };
     for (Value v : above) {
       if (!isa<MemRefType>(v.getType()) || !v.getDefiningOp() ||
           v.getDefiningOp()->hasTrait<OpTrait::ConstantLike>() ||
-          !isSinkableView(v))
+          isa<memref::AllocOp>(v.getDefiningOp()) || !isSinkableView(v))
         continue;
       Value inside = clone(v);
       replaceAllUsesInRegionWith(v, inside, launch.getBody());
     }
+    foldSplatGlobalLoads(launch);
+    // What the folded loads no longer read (pure ops, latest first).
+    for (Operation *op : llvm::reverse(cloned))
+      if (op->use_empty())
+        op->erase();
   });
 }
 

@@ -150,3 +150,58 @@ func.func @f(%m: memref<4xf32> {tirx.role = "out"}, %o: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A mutable global: a constant one read in a launch is copied into the
+// kernel's module (export-bundle-constants.mlir), this one cannot be; the
+// refusal names it (before: "is computed on the host, not a payload
+// parameter or a constant").
+memref.global "private" @state : memref<4xf32> = dense<0.0>
+func.func @f(%m: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %g = memref.get_global @state : memref<4xf32>
+  // expected-error @below {{kernel argument #0 of gpu.launch_func @f_kernel::@f_kernel is the global @state read on the host: a bundle passes no global buffer}}
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c4, %q = %c1, %r = %c1) {
+    %v = memref.load %g[%tx] : memref<4xf32>
+    memref.store %v, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A kernel module named as a path: its PTX, cubin and ptxas log were
+// written four directories above the bundle.
+module attributes {gpu.container_module} {
+  // expected-error @below {{tirx-export-bundle: the name @"../../../../OUTSIDE_kernel" is not a PTX identifier (a letter or '_', then letters, digits, '_' or '$'): kernels and their files are named after it; rename it}}
+  gpu.module @"../../../../OUTSIDE_kernel" {
+    gpu.func @k(%x: memref<256xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @f(%x: memref<256xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @"../../../../OUTSIDE_kernel"::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<256xf32>)
+    return
+  }
+}
+
+// -----
+
+// A function named with '/' and '.': LLVM's PTX printer aborted the process
+// ("Symbol name with unsupported characters").
+// expected-error @below {{tirx-export-bundle: the name @"a/b.c" is not a PTX identifier}}
+func.func @"a/b.c"(%m: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %m[%tx] : memref<4xf32>
+    memref.store %v, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}

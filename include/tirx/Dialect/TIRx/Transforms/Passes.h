@@ -99,10 +99,13 @@ void buildReferencePreparePipeline(OpPassManager &pm);
 
 /// Moves the views a launch reads through (memref.collapse_shape,
 /// expand_shape, cast, subview and reinterpret_cast of the function's
-/// buffers, with constant or function-argument operands: a front end's
-/// reshape) into the launch, so that the kernel gets the buffer itself, not
-/// a view computed on the host (which a bundle cannot reproduce). Pure ops,
-/// cloned; the host's copies are left to DCE.
+/// arguments or of the buffers it allocates, with constant or
+/// function-argument operands: a front end's reshape, tensor.pad's and
+/// tensor.concat's subviews) into the launch, so that the kernel gets the
+/// buffer itself, not a view computed on the host (which a bundle cannot
+/// reproduce); and the constant globals it reads (memref.get_global), which
+/// outlining copies into the kernel's module, a load of a splat one folded
+/// to its value. Pure ops, cloned; the host's copies are left to DCE.
 void sinkViewsIntoLaunches(Operation *root);
 
 /// Upstream's fold-memref-alias-ops patterns less those that fold an access

@@ -258,6 +258,16 @@ def TIRxSinkConstants : Pass<"tirx-sink-constants"> {
     host, which a bundle cannot reproduce. This pass clones every
     constant-like op used in a launch into it, so outlined kernels take only
     the payload's parameters.
+
+    It clones the same way the views a launch reads through
+    (`memref.collapse_shape`, `expand_shape`, `cast`, `subview` and
+    `reinterpret_cast` of a parameter or of a buffer the function allocates,
+    with constant or argument operands: a front end's reshape, the subviews
+    of `tensor.pad` and `tensor.concat`), so that the kernel gets the whole
+    buffer, and the constant globals it reads (`memref.get_global`: what
+    bufferization makes of a dense tensor constant), which outlining then
+    copies into the kernel's module; a load of a global whose elements are
+    one value (`dense<0.5>`) becomes that value.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
