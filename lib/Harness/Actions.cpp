@@ -558,6 +558,23 @@ llvm::Error mlir::tirx::checkScriptPolicy(ModuleOp script,
                                          "policy (it is not on the vetted "
                                          "list)");
     }
+    // Upstream's tiling ops take a negative static size and make loops of
+    // negative trip counts (a version that computes nothing, accepted by
+    // replay and fsck alike): sizes, thread counts, chunks and factors of
+    // any op in the script are at least 0 (a dynamic size is named by a
+    // handle, its slot kDynamic).
+    if (!name.starts_with("transform.tirx."))
+      for (NamedAttribute attr : op->getAttrs()) {
+        auto sizes = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+        if (!sizes)
+          continue;
+        for (int64_t v : sizes.asArrayRef())
+          if (v < 0 && !ShapedType::isDynamic(v))
+            return refuseAt(op, name.str() + " has a negative value (" +
+                                    std::to_string(v) + ") in " +
+                                    attr.getName().str() +
+                                    ": sizes and counts are at least 0");
+      }
     if (name == "transform.annotate") {
       auto attr = op->getAttrOfType<StringAttr>("name");
       if (!attr || !harmlessAnnotation(attr.getValue()))
