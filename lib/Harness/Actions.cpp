@@ -511,6 +511,27 @@ bool optionNamesAFile(llvm::StringRef options) {
   return false;
 }
 
+/// The attributes of the vetted upstream ops that hold sizes or thread
+/// counts, each at least 0 (or kDynamic).
+bool isSizeAttribute(llvm::StringRef op, llvm::StringRef attr) {
+  static const std::pair<const char *, const char *> kSizes[] = {
+      {"transform.structured.tile_using_forall", "static_tile_sizes"},
+      {"transform.structured.tile_using_forall", "static_num_threads"},
+      {"transform.structured.tile_using_for", "static_sizes"},
+      {"transform.structured.fuse", "static_tile_sizes"},
+      {"transform.structured.tile_reduction_using_for", "tile_sizes"},
+      {"transform.structured.tile_reduction_using_forall", "tile_sizes"},
+      {"transform.structured.tile_reduction_using_forall", "num_threads"},
+      {"transform.structured.vectorize", "static_vector_sizes"},
+      {"transform.structured.pad", "static_pad_to_multiple_of"},
+      {"transform.gpu.map_forall_to_blocks", "grid_dims"},
+      {"transform.gpu.map_nested_forall_to_threads", "block_dims"},
+  };
+  return llvm::any_of(kSizes, [&](const auto &s) {
+    return op == s.first && attr == s.second;
+  });
+}
+
 /// transform.annotate may add markers (names under "tirx.note."), never an
 /// attribute that carries semantics (indexing_maps, llvm.align, ...).
 bool harmlessAnnotation(llvm::StringRef name) {
@@ -560,21 +581,33 @@ llvm::Error mlir::tirx::checkScriptPolicy(ModuleOp script,
     }
     // Upstream's tiling ops take a negative static size and make loops of
     // negative trip counts (a version that computes nothing, accepted by
-    // replay and fsck alike): sizes, thread counts, chunks and factors of
-    // any op in the script are at least 0 (a dynamic size is named by a
-    // handle, its slot kDynamic).
-    if (!name.starts_with("transform.tirx."))
+    // replay and fsck alike). Under the strict policy their sizes and
+    // thread counts are at least 0 (a size given by a handle is kDynamic
+    // there), and so is any integer a transform.param.constant makes (a
+    // size given by a param). Other ops' negative numbers mean something
+    // (get_operand's -1: the last operand).
+    if (policy == ScriptPolicy::Strict) {
       for (NamedAttribute attr : op->getAttrs()) {
-        auto sizes = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
-        if (!sizes)
+        if (!isSizeAttribute(name, attr.getName()))
           continue;
-        for (int64_t v : sizes.asArrayRef())
+        auto sizes = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+        for (int64_t v : sizes ? sizes.asArrayRef() : ArrayRef<int64_t>())
           if (v < 0 && !ShapedType::isDynamic(v))
             return refuseAt(op, name.str() + " has a negative value (" +
                                     std::to_string(v) + ") in " +
                                     attr.getName().str() +
                                     ": sizes and counts are at least 0");
       }
+      if (name == "transform.param.constant")
+        if (auto value = op->getAttrOfType<IntegerAttr>("value");
+            value && value.getType().isSignlessInteger() &&
+            value.getValue().isNegative())
+          return refuseAt(op, "transform.param.constant makes a negative "
+                              "integer (" +
+                                  std::to_string(value.getInt()) +
+                                  "): the strict policy's params are sizes "
+                                  "and counts, at least 0");
+    }
     if (name == "transform.annotate") {
       auto attr = op->getAttrOfType<StringAttr>("name");
       if (!attr || !harmlessAnnotation(attr.getValue()))

@@ -230,6 +230,37 @@ std::string shortDigest(const std::string &digest) {
   return digest.substr(std::strlen("sha256:"), 12);
 }
 
+/// `text` (a version's message: anyone's words) on one line of a
+/// terminal: control characters (a newline that would forge a version
+/// line, an ESC that would drive the terminal, a NUL) and Unicode's
+/// direction overrides (U+202A to U+202E, U+2066 to U+2069: text shown in
+/// another order than stored) written as escapes, the rest as it is.
+std::string oneLine(llvm::StringRef text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = text[i];
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += llvm::formatv("\\x{0:x-2}", unsigned(c)).str();
+    } else if (c == 0xe2 && i + 2 < text.size() &&
+               ((uint8_t(text[i + 1]) == 0x80 && uint8_t(text[i + 2]) >= 0xaa &&
+                 uint8_t(text[i + 2]) <= 0xae) ||
+                (uint8_t(text[i + 1]) == 0x81 && uint8_t(text[i + 2]) >= 0xa6 &&
+                 uint8_t(text[i + 2]) <= 0xa9))) {
+      unsigned code = ((c & 0x0f) << 12) | ((uint8_t(text[i + 1]) & 0x3f) << 6) |
+                      (uint8_t(text[i + 2]) & 0x3f);
+      out += llvm::formatv("\\u{0:X-4}", code).str();
+      i += 2;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
 /// Reads the index, with the request log (nothing is served from a
 /// damaged history: either damaged is refused) and HEAD (it must name a
 /// version, unless `checkHead` is false: checkout repairs it).
@@ -414,6 +445,13 @@ Expected<Initialized> Session::init(const std::string &dir,
                                 const std::string &payloadText,
                                 const std::string &name,
                                 const InitOptions &options, Identity who) {
+  // The target is kept for the workspace's life: a chip the lowering does
+  // not know would fail every later run.
+  if (!options.target.empty() && !lookupChip(options.target))
+    return refuse(RefusalCode::invalid_parameter,
+                  "--target '" + oneLine(options.target) +
+                      "' is not a chip TIRx lowers for",
+                  "one of: " + supportedChipList());
   ChildLimits limits;
   Expected<std::string> canonical = runIsolated(
       [&](MLIRContext &ctx) { return canonicalize(ctx, payloadText, name); },
@@ -507,11 +545,35 @@ Session::audited(llvm::StringRef command, json::Object args,
     if (refusal->details.get("deduplicated"))
       line["deduplicated"] = true;
   }
+  // Every string of the line cut to 64 KiB: a refusal quoting a 4 MiB
+  // token (or a 4 MiB message in the arguments) made a line longer than an
+  // append takes, and the request went unrecorded.
+  std::function<void(json::Value &)> clip = [&](json::Value &v) {
+    constexpr size_t kMost = size_t(64) << 10;
+    if (std::optional<llvm::StringRef> text = v.getAsString()) {
+      if (text->size() > kMost)
+        v = text->take_front(kMost).str() + "... (" +
+            std::to_string(text->size()) + " bytes, cut)";
+    } else if (json::Object *o = v.getAsObject()) {
+      for (auto &kv : *o)
+        clip(kv.second);
+    } else if (json::Array *a = v.getAsArray()) {
+      for (json::Value &x : *a)
+        clip(x);
+    }
+  };
+  json::Value whole(std::move(line));
+  clip(whole);
+  line = std::move(*whole.getAsObject());
   std::string error;
   Workspace::Lock lock = ws.lock(error);
   bool written = lock.held() && ws.appendAudit(line, error);
-  if (refusal)
+  if (refusal) {
+    if (!written)
+      refusal->message +=
+          " (and its audit line could not be written: " + error + ")";
     return refuse(std::move(*refusal));
+  }
   if (!written)
     return refuse(RefusalCode::io_error,
                   "the request was done but its audit line could not be "
@@ -772,7 +834,8 @@ Expected<Result> Session::log() {
                     bool last, bool root) {
           out.text += prefix + (root ? "" : last ? "└─ " : "├─ ") + e.id +
                       "  " + shortDigest(e.digest) + "  " + e.kind + ": " +
-                      e.message + (e.id == head ? "  [HEAD]" : "") + "\n";
+                      oneLine(e.message) + (e.id == head ? "  [HEAD]" : "") +
+                      "\n";
           const auto &kids = children[e.id];
           for (size_t i = 0; i < kids.size(); ++i)
             print(*kids[i], prefix + (root ? "" : last ? "   " : "│  "),

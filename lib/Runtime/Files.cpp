@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -72,24 +74,46 @@ bool readFile(const std::string &path, std::string &text, std::string &error,
   return true;
 }
 
-void removeTree(const std::string &path) {
+namespace {
+/// removeTree's step: `name` in the directory `parent` (an open descriptor,
+/// or AT_FDCWD), never through a link: a directory is opened with
+/// O_NOFOLLOW, so a link swapped in after the check is not followed either.
+void removeAt(int parent, const char *name) {
   struct stat st;
-  if (::lstat(path.c_str(), &st) != 0)
+  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     return;
-  if (S_ISDIR(st.st_mode)) {
-    if (DIR *dir = ::opendir(path.c_str())) {
-      while (struct dirent *entry = ::readdir(dir)) {
-        std::string name = entry->d_name;
-        if (name != "." && name != "..")
-          removeTree(path + "/" + name);
-      }
-      ::closedir(dir);
-    }
-    ::rmdir(path.c_str());
+  if (!S_ISDIR(st.st_mode)) {
+    ::unlinkat(parent, name, 0); // a file, or a link itself
     return;
   }
-  ::unlink(path.c_str()); // a file, or a link itself
+  int fd = ::openat(parent, name,
+                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    // Replaced by a link (or a file) since: that is removed, not followed.
+    if (errno == ELOOP || errno == ENOTDIR)
+      ::unlinkat(parent, name, 0);
+    return;
+  }
+  DIR *dir = ::fdopendir(fd);
+  if (!dir) {
+    ::close(fd);
+    return;
+  }
+  // The names first: entries removed while readdir runs may be skipped.
+  std::vector<std::string> names;
+  while (struct dirent *entry = ::readdir(dir)) {
+    std::string n = entry->d_name;
+    if (n != "." && n != "..")
+      names.push_back(std::move(n));
+  }
+  for (const std::string &n : names)
+    removeAt(::dirfd(dir), n.c_str());
+  ::closedir(dir);
+  ::unlinkat(parent, name, AT_REMOVEDIR);
 }
+} // namespace
+
+void removeTree(const std::string &path) { removeAt(AT_FDCWD, path.c_str()); }
 
 bool syncParentDirectory(const std::string &path, std::string &error) {
   size_t slash = path.rfind('/');

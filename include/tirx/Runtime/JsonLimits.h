@@ -22,7 +22,7 @@ namespace runtime {
 constexpr unsigned kMaxJsonDepth = 64;
 
 /// Whether `text` nests arrays and objects at most `maxDepth` deep (brackets
-/// inside strings not counted); else `error` says how deep it went. Says
+/// inside strings not counted); else `error` names the limit passed. Says
 /// nothing of whether the text is valid JSON: the parser does that.
 bool jsonDepthWithin(const std::string &text, std::string &error,
                      unsigned maxDepth = kMaxJsonDepth);

@@ -526,7 +526,8 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                                        "take " +
                            (groups == 1 ? Twine("64 or 128")
                                         : Twine(groups * 64))),
-        swapped ? "tile_to_blocks with tile sizes [256, 128] or [128, 256]"
+        swapped ? "tile_to_blocks with tile sizes [256, 128] or [128, 256] "
+                  "(with warpgroups 2), or [128, 128]"
                 : "tile_to_blocks with tile sizes [128, 128] (or [64, ...])");
   if (bn % kWgmmaTileK != 0 || bn > 256 ||
       (swapped && bn % (groups * kWgmmaM) != 0))
@@ -592,8 +593,9 @@ tirx::UseWgmmaOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                   "each thread would hold " + Twine(bm * bn / (128 * groups)) +
                       " f32 sums, more than " + Twine(kMaxSumsPerThread) +
                       " (wgmma's accumulators live in registers)",
-                  groups == 1 && bm == 128 ? "use warpgroups 2"
-                                           : "use a smaller block tile");
+                  groups == 1 && (bm == 128 || swapped)
+                      ? "use warpgroups 2"
+                      : "use a smaller block tile");
   int64_t bytes = wgmmaSharedBytes(bm, bn, stages);
   if (bytes > kMaxSharedBytes) {
     int64_t fit = 0;

@@ -217,9 +217,10 @@ std::string hostArgumentProblem(Value operand, func::FuncOp payload) {
   if (auto get = dyn_cast<memref::GetGlobalOp>(def)) {
     os << "is the global @" << get.getName()
        << " read on the host: a bundle passes no global buffer (a launch "
-          "that reads a constant global gets a copy of it in the kernel's "
-          "module from tirx-sink-constants before outlining; a mutable "
-          "global has no such copy)";
+          "that reads a constant global of at most 64 KiB, or of one value "
+          "repeated, gets a copy of it in the kernel's module from "
+          "tirx-sink-constants before outlining; a larger or mutable global "
+          "has no such copy: make it a parameter of the function)";
     return text;
   }
   if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {

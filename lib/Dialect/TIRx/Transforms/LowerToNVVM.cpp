@@ -423,6 +423,33 @@ static memref::GlobalOp constantGlobal(memref::GetGlobalOp get) {
   return global && global.getConstantInitValue() ? global : nullptr;
 }
 
+/// The most bytes of a constant global (not a splat) copied into the
+/// kernels' modules: its PTX spells out each element (about 4.4 bytes of
+/// text a byte: a 1 MiB weight gave 4.6 MB of PTX), once per module that
+/// reads it. A larger one stays a host global, which the export refuses
+/// (make it a parameter).
+constexpr int64_t kMaxSunkGlobalBytes = int64_t(64) << 10;
+
+/// Whether the constant global `get` reads is small enough to copy into a
+/// kernel's module, or a splat (whose loads become its value).
+static bool sinkableGlobal(memref::GetGlobalOp get) {
+  memref::GlobalOp global = constantGlobal(get);
+  if (!global)
+    return false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(global.getConstantInitValue()))
+    if (dense.isSplat())
+      return true;
+  MemRefType type = global.getType();
+  if (!type.hasStaticShape())
+    return false;
+  Type elem = type.getElementType();
+  int64_t bytes = elem.isIndex() ? 8
+                  : elem.isIntOrFloat()
+                      ? int64_t(llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8))
+                      : 0;
+  return bytes && type.getNumElements() <= kMaxSunkGlobalBytes / bytes;
+}
+
 /// A view `sinkViewsIntoLaunches` may clone into a launch: a pure view op
 /// whose operands are constants, function arguments, buffers the function
 /// allocates or such views; or a constant global (memref.get_global).
@@ -437,7 +464,7 @@ static bool isSinkableView(Value v, unsigned depth = 0) {
   if (op->hasTrait<OpTrait::ConstantLike>() || isa<memref::AllocOp>(op))
     return true;
   if (auto get = dyn_cast<memref::GetGlobalOp>(op))
-    return bool(constantGlobal(get));
+    return sinkableGlobal(get);
   if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp,
            memref::SubViewOp, memref::ReinterpretCastOp>(op))
     return false;
