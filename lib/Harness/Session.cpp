@@ -1366,10 +1366,10 @@ struct ReplayStep {
   std::string id, parentText, script, digest, kind;
 };
 
-/// Re-applies every step; a mismatch is a replay_mismatch refusal whose
-/// details list the steps.
+/// Re-applies every step, its script under `policy`; a mismatch is a
+/// replay_mismatch refusal whose details list the steps.
 Expected<Result> replaySteps(const std::vector<ReplayStep> &steps,
-                             const ChildLimits &limits) {
+                             const ChildLimits &limits, ScriptPolicy policy) {
   Result out;
   json::Array results;
   int failedCount = 0, replayed = 0;
@@ -1383,8 +1383,8 @@ Expected<Result> replaySteps(const std::vector<ReplayStep> &steps,
       Expected<std::string> r = runIsolated(
           [&](MLIRContext &ctx) {
             return applyScriptText(ctx, s.parentText, "parent of " + s.id,
-                                   s.script, "script of " + s.id,
-                                   ScriptPolicy::Open, std::nullopt);
+                                   s.script, "script of " + s.id, policy,
+                                   std::nullopt);
           },
           limits, ChildAccess::None);
       if (!r) {
@@ -1478,15 +1478,18 @@ Expected<Result> Session::replay() {
         return damaged(error);
       steps.push_back(std::move(s));
     }
-    return replaySteps(steps, childLimits);
+    // The workspace's own steps: each was accepted under its request's
+    // policy when it was applied (an open one too), so none is refused now.
+    return replaySteps(steps, childLimits, ScriptPolicy::Open);
   });
 }
 
 Expected<Result> Session::replayHistory(const std::string &historyText,
-                                        const std::string &name) {
+                                        const std::string &name,
+                                        ScriptPolicy policy,
+                                        const ChildLimits &limits) {
   // The history as MLIR: verify it (digests, parents, cycles), then
   // re-derive every apply step.
-  ChildLimits limits;
   Expected<std::string> list = runIsolated(
       [&](MLIRContext &ctx) -> Expected<std::string> {
         OwningOpRef<ModuleOp> top = parseModule(ctx, historyText, name);
@@ -1529,7 +1532,7 @@ Expected<Result> Session::replayHistory(const std::string &historyText,
     steps.push_back({get("id"), get("parent_text"), get("script"),
                      get("digest"), get("kind")});
   }
-  return replaySteps(steps, limits);
+  return replaySteps(steps, limits, policy);
 }
 
 Expected<Result> Session::fsck() {

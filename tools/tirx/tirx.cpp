@@ -64,7 +64,8 @@ static const char *kHelp = R"(usage: tirx COMMAND [ARGS] [--workspace DIR] [--js
   checkout vN                    set the head an agent continues from
   export --session FILE          session.json: task, versions, steps
   export --mlir FILE             the whole history as tirx.session
-  replay [--mlir FILE]           re-apply every step and check its digest
+  replay [--mlir FILE [--policy strict|open]]
+                                 re-apply every step and check its digest
   fsck                           check every object, the index and the log
   profile PAYLOAD.mlir [--compile-only] [--samples N] [--timeout S] [--seed N]
          [--runner TIRX-RUN]     one kernel per op of a tensor payload, each
@@ -443,7 +444,17 @@ Expected<Result> dispatch(const Invocation &inv) {
     Expected<std::string> text = readText(inv.option("--mlir"));
     if (!text)
       return text.takeError();
-    return Session::replayHistory(*text, inv.option("--mlir"));
+    // A history from elsewhere: its scripts under the strict policy
+    // unless --policy open, each in a child under --child-seconds.
+    std::optional<ScriptPolicy> policy =
+        policyNamed(inv.option("--policy", "strict"));
+    if (!policy)
+      return usage("--policy is strict or open");
+    Expected<ChildLimits> limits = childLimits(inv);
+    if (!limits)
+      return limits.takeError();
+    return Session::replayHistory(*text, inv.option("--mlir"), *policy,
+                                  *limits);
   }
   Expected<Session> s = Session::open(inv.workspace, inv.who);
   if (!s)

@@ -162,9 +162,13 @@ public:
   audited(llvm::StringRef command, llvm::json::Object args,
           llvm::function_ref<llvm::Expected<Result>()> body);
 
-  /// Re-derives every step of a history exported as MLIR (no workspace).
-  static llvm::Expected<Result> replayHistory(const std::string &historyText,
-                                              const std::string &name);
+  /// Re-derives every step of a history exported as MLIR (no workspace),
+  /// its scripts under `policy` (a file from elsewhere: strict unless
+  /// asked) and each in a child under `limits`.
+  static llvm::Expected<Result>
+  replayHistory(const std::string &historyText, const std::string &name,
+                ScriptPolicy policy = ScriptPolicy::Strict,
+                const ChildLimits &limits = ChildLimits());
 
 private:
   Session(Workspace ws, Identity who) : ws(std::move(ws)), who(std::move(who)) {}
