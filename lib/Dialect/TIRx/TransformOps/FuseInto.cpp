@@ -9,6 +9,7 @@
 #include "Common.h"
 #include "tirx/Analysis/Access.h"
 #include "tirx/Dialect/TIRx/Transforms/Rewrites.h"
+#include "tirx/Support/KernelTypes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -187,20 +188,12 @@ DiagnosedSilenceableFailure findConsumerTile(TransformOpInterface self,
   return DiagnosedSilenceableFailure::success();
 }
 
-/// The bytes of a static workgroup buffer of scalars (an index is 64 bits
-/// in the kernels: reduce_in_block's argmax keeps its positions in an index
-/// buffer), or 0.
+/// The bytes of a static workgroup buffer of scalars, or 0.
 int64_t workgroupBytes(MemRefType type) {
-  Type element = type.getElementType();
-  if (!type.hasStaticShape() ||
-      tirx::memorySpaceName(type) != "workgroup" ||
-      !(element.isIntOrFloat() || element.isIndex()))
+  if (!type.hasStaticShape() || tirx::memorySpaceName(type) != "workgroup")
     return 0;
-  int64_t elementBytes =
-      element.isIndex() ? 8
-                        : int64_t(llvm::divideCeil(
-                              element.getIntOrFloatBitWidth(), 8));
-  return type.getNumElements() * elementBytes;
+  return type.getNumElements() *
+         tirx::kernelElementBytes(type.getElementType()).value_or(0);
 }
 
 /// In a block loop the fused tile joins the block's shared memory: the

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common.h"
+#include "tirx/Support/KernelTypes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -32,17 +33,10 @@ void tirx::PipelineOp::getEffects(
 }
 
 namespace {
-/// The bytes of a static buffer of scalars (an index is 64 bits in the
-/// kernels: reduce_in_block's argmax keeps its positions in an index
-/// buffer), or 0.
+/// The bytes of a static buffer of scalars, or 0.
 int64_t bufferBytes(MemRefType type) {
-  Type element = type.getElementType();
-  if (element.isIndex())
-    return type.getNumElements() * 8;
-  if (!element.isIntOrFloat())
-    return 0;
   return type.getNumElements() *
-         std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+         tirx::kernelElementBytes(type.getElementType()).value_or(0);
 }
 
 /// Shared memory of the block around `loop` once the staged buffers take

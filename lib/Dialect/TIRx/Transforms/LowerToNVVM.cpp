@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "tirx/Support/KernelTypes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -66,11 +67,6 @@ static const ChipInfo kChips[] = {
     {"sm_110f", 90}, {"sm_120", 87},  {"sm_120a", 87}, {"sm_120f", 88},
     {"sm_121", 88},  {"sm_121a", 88}, {"sm_121f", 88},
 };
-
-/// The width of `index` in the kernels (upstream's default, set explicitly
-/// so that the shared buffers sized below agree with the lowering): 64 bits,
-/// as NVPTX64's pointers.
-static constexpr int64_t kIndexBitWidth = 64;
 
 std::optional<ChipInfo> mlir::tirx::lookupChip(StringRef name) {
   for (const ChipInfo &chip : kChips)
@@ -274,7 +270,7 @@ void mlir::tirx::buildNVVMCodegenPipeline(
   nvvm.cubinFormat = options.format;
   nvvm.optLevel = options.optLevel;
   nvvm.kernelUseBarePtrCallConv = options.barePtr;
-  nvvm.indexBitWidth = kIndexBitWidth;
+  nvvm.indexBitWidth = kKernelIndexBits;
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 
   // Upstream's pipeline has no toolkit option: hand the toolkit (ptxas and
@@ -326,7 +322,7 @@ struct WorkgroupAllocsPass
         // upstream's lowering to take or refuse: never sized wrong here.
         if (space && space.getValue() == gpu::AddressSpace::Workgroup &&
             alloc.getType().hasStaticShape() && alloc.getOperands().empty() &&
-            elementBytes(alloc.getType().getElementType()))
+            kernelElementBytes(alloc.getType().getElementType()))
           allocs.push_back(alloc);
       });
       int64_t total = 0;
@@ -351,20 +347,9 @@ struct WorkgroupAllocsPass
   static constexpr int64_t kStaticSharedLimit = 48 * 1024;
   static constexpr uint64_t kSharedBufferAlign = 128;
 
-  /// The bytes of an element of a shared buffer as the kernel lays it out
-  /// (an i1 takes a byte, an index kIndexBitWidth bits: reduce_in_block's
-  /// argmax keeps its positions in an index buffer); none for other types.
-  static std::optional<int64_t> elementBytes(Type type) {
-    if (type.isIndex())
-      return kIndexBitWidth / 8;
-    if (type.isIntOrFloat())
-      return int64_t(llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
-    return std::nullopt;
-  }
-
   static int64_t bufferBytes(memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
-    return type.getNumElements() * *elementBytes(type.getElementType());
+    return type.getNumElements() * *kernelElementBytes(type.getElementType());
   }
 
   static void useDynamicSharedMemory(gpu::LaunchOp launch,
@@ -442,12 +427,8 @@ static bool sinkableGlobal(memref::GetGlobalOp get) {
   MemRefType type = global.getType();
   if (!type.hasStaticShape())
     return false;
-  Type elem = type.getElementType();
-  int64_t bytes = elem.isIndex() ? 8
-                  : elem.isIntOrFloat()
-                      ? int64_t(llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8))
-                      : 0;
-  return bytes && type.getNumElements() <= kMaxSunkGlobalBytes / bytes;
+  std::optional<int64_t> bytes = kernelElementBytes(type.getElementType());
+  return bytes && type.getNumElements() <= kMaxSunkGlobalBytes / *bytes;
 }
 
 /// A view `sinkViewsIntoLaunches` may clone into a launch: a pure view op
