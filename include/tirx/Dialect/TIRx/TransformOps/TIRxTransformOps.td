@@ -692,12 +692,12 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     waits until only the last 3 groups are in flight, so that the group of
     the same step one tile back, which read them, is complete. The sums
     are stored into shared memory transposed. No copy of B is needed
-    (`transpose_operand`, the other route, writes one: a kernel of its own),
-    but before the permutation (two lanes a bank) and with [128, 256]
-    tiles (two m64n128k8 a step, 8 fragment loads) the loads cost more than
-    the copy: at 4096^3 on the H200 this route took 1.50x cuBLAS tf32's
-    time, the copy and the K-major kernel 1.15x (docs/benchmarks.md), so
-    `tirx auto` takes the copy. A
+    (`transpose_operand`, the other route, writes one: a kernel of its own).
+    At 4096^3 on the H200, [256, 128] tiles on two warpgroups with 4
+    stages took 1.10x cuBLAS tf32's time, the copy and the K-major kernel
+    1.16x, and [128, 256] tiles (two m64n128k8 a step, 8 fragment loads)
+    1.50x (docs/benchmarks.md). The suite's matmul_f32 recipe takes
+    [256, 128]; `tirx auto` still takes the copy. A
     batch matmul in f32 is refused (`unsupported_type`).
 
     Epilogue fusion: when C is the block's tile in shared memory that
