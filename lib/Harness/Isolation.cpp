@@ -343,19 +343,31 @@ llvm::Expected<std::string> mlir::tirx::runIsolated(
 
 llvm::Expected<int> mlir::tirx::runProgram(llvm::ArrayRef<std::string> argv,
                                            unsigned seconds,
-                                           const std::string &tmpDir) {
+                                           const std::string &tmpDir,
+                                           std::string *stderrTail) {
   std::vector<char *> args;
   for (const std::string &a : argv)
     args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
   llvm::outs().flush();
   llvm::errs().flush();
+  int errPipe[2] = {-1, -1};
+  if (stderrTail && pipe2(errPipe, O_CLOEXEC) != 0)
+    return refuse(RefusalCode::internal,
+                  std::string("pipe() failed: ") + strerror(errno));
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid < 0)
+  if (pid < 0) {
+    if (stderrTail) {
+      ::close(errPipe[0]);
+      ::close(errPipe[1]);
+    }
     return refuse(RefusalCode::internal,
                   std::string("fork() failed: ") + strerror(errno));
+  }
   if (pid == 0) {
+    if (stderrTail)
+      dup2(errPipe[1], STDERR_FILENO); // dup2 clears O_CLOEXEC on fd 2
     leadOwnGroup(parent);
     // exec keeps the parent-death signal but not the handler: the program
     // itself is killed (its own children, if any, by the group kill below).
@@ -366,10 +378,31 @@ llvm::Expected<int> mlir::tirx::runProgram(llvm::ArrayRef<std::string> argv,
     _exit(127);
   }
   setpgid(pid, pid);
+  // The program's stderr, passed on as it comes and its tail kept. Read
+  // without blocking: a program that escaped its group may hold the pipe
+  // open after the group is killed.
+  auto drain = [&] {
+    if (!stderrTail)
+      return;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(errPipe[0], buffer, sizeof buffer)) > 0) {
+      llvm::errs().write(buffer, size_t(n));
+      stderrTail->append(buffer, size_t(n));
+      if (stderrTail->size() > kStderrTailBytes)
+        stderrTail->erase(0, stderrTail->size() - kStderrTailBytes);
+    }
+    llvm::errs().flush();
+  };
+  if (stderrTail) {
+    ::close(errPipe[1]);
+    fcntl(errPipe[0], F_SETFL, fcntl(errPipe[0], F_GETFL) | O_NONBLOCK);
+  }
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::seconds(seconds);
   bool timedOut = false;
   while (true) {
+    drain();
     // Ended but not reaped (WNOWAIT): its pid, the group's id, stays taken
     // until the group is killed below.
     siginfo_t info = {};
@@ -385,6 +418,10 @@ llvm::Expected<int> mlir::tirx::runProgram(llvm::ArrayRef<std::string> argv,
   kill(-pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (stderrTail) {
+    drain();
+    ::close(errPipe[0]);
   }
   if (timedOut)
     return refuse(RefusalCode::resource_limit,

@@ -64,10 +64,16 @@ runIsolated(llvm::function_ref<llvm::Expected<std::string>(MLIRContext &)> work,
 /// killed with this process, and after `seconds` of wall time (0: no
 /// limit): its exit status, or a `resource_limit` refusal when the time
 /// ran out. stdout goes to /dev/null: a front door's output is its own.
-/// With `tmpDir`, the program's TMPDIR is that directory.
+/// With `tmpDir`, the program's TMPDIR is that directory. With
+/// `stderrTail`, the program's stderr still reaches this process's, and its
+/// last `kStderrTailBytes` are kept there too: what a program that fails
+/// before writing its result said (a front door with no terminal, the MCP
+/// server, has nothing else to show).
+constexpr size_t kStderrTailBytes = 4096;
 llvm::Expected<int> runProgram(llvm::ArrayRef<std::string> argv,
                                unsigned seconds,
-                               const std::string &tmpDir = "");
+                               const std::string &tmpDir = "",
+                               std::string *stderrTail = nullptr);
 
 } // namespace mlir::tirx
 

@@ -11,6 +11,8 @@
 #include "tirx/Version.h"
 #include "tirx/Support/JSON.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -231,6 +233,33 @@ llvm::Error checkArguments(llvm::StringRef name, const json::Object &args) {
                                             key.str() + "\" must be " +
                                             (*type == "integer" ? "an " : "a ") +
                                             type->str());
+    // The rest of the property's schema: a client may skip validation, so
+    // the bounds, the enum and the pattern it advertises are held here too.
+    auto outside = [&](const std::string &why) {
+      return refuse(RefusalCode::usage,
+                    name.str() + ": argument \"" + key.str() + "\" " + why);
+    };
+    if (std::optional<int64_t> n = value.getAsInteger()) {
+      std::optional<int64_t> lo = property->getInteger("minimum");
+      std::optional<int64_t> hi = property->getInteger("maximum");
+      if ((lo && *n < *lo) || (hi && *n > *hi))
+        return outside("is " + std::to_string(*n) + ", outside [" +
+                       (lo ? std::to_string(*lo) : "") + ", " +
+                       (hi ? std::to_string(*hi) : "") + "]");
+    }
+    if (const json::Array *allowed = property->getArray("enum")) {
+      if (llvm::find(*allowed, value) == allowed->end()) {
+        std::string names;
+        for (const json::Value &a : *allowed)
+          if (std::optional<llvm::StringRef> s = a.getAsString())
+            names += (names.empty() ? "" : ", ") + s->str();
+        return outside("is none of " + names);
+      }
+    }
+    if (std::optional<llvm::StringRef> pattern = property->getString("pattern"))
+      if (std::optional<llvm::StringRef> s = value.getAsString())
+        if (!llvm::Regex(*pattern).match(*s))
+          return outside("does not match " + pattern->str());
   }
   for (const json::Value &required : *schema->getArray("required"))
     if (!args.get(*required.getAsString()))

@@ -1177,23 +1177,34 @@ Expected<Result> Session::run(const std::string &version,
     // the CUDA driver reserves the GPU's whole virtual address range.
     // Its temporary files (mode 0600, removed) stay inside the workspace.
     llvm::sys::fs::create_directories(ws.path("tmp"));
+    std::string said;
     Expected<int> ran = runProgram(
         argv,
         childLimits.seconds
             ? childLimits.seconds + 4 * unsigned(options.timeout.value_or(0))
             : 0,
-        ws.path("tmp"));
+        ws.path("tmp"), &said);
     if (!ran)
       return ran.takeError();
     int status = *ran;
     if (status == 127)
       message = runner + " could not be started";
     std::string feedbackText;
-    if (!rt::readFile(feedbackFile, feedbackText, error))
-      return refuse(RefusalCode::runner_failed,
-                    "tirx-run exited with " + std::to_string(status) +
-                        (message.empty() ? "" : " (" + message + ")") +
-                        " and wrote no feedback");
+    if (!rt::readFile(feedbackFile, feedbackText, error)) {
+      // What the runner said is the reason (a flag it refused, a bundle it
+      // could not read): its last line in the message, its tail in details.
+      llvm::StringRef tail = llvm::StringRef(said).rtrim();
+      llvm::StringRef last = tail.substr(tail.find_last_of('\n') + 1);
+      Refusal refusal(RefusalCode::runner_failed,
+                      "tirx-run exited with " + std::to_string(status) +
+                          (message.empty() ? "" : " (" + message + ")") +
+                          " and wrote no feedback" +
+                          (last.empty() ? "" : ": " + oneLine(last)));
+      if (!tail.empty())
+        refusal.details["stderr"] =
+            json::isUTF8(tail) ? tail.str() : json::fixUTF8(tail);
+      return refuse(std::move(refusal));
+    }
     rt::Feedback f;
     rt::parseFeedback(feedbackText, f, error);
     Result out;

@@ -45,6 +45,11 @@ answers, raw = exchange([
     call(8, "view", {"version": "v1", "what": "summary", "extra": 1}),
     call(9, "read_ir", {}),
     call(10, "read_ir", {"version": "v9"}),
+    call(11, "run", {"version": "v1", "samples": 0}),
+    call(12, "run", {"version": "v1", "timeout": 99999999}),
+    call(13, "view", {"version": "v1", "what": "everything"}),
+    call(14, "read_ir", {"version": "../v1"}),
+    call(15, "apply", {"version": "v1", "script": "x", "policy": "lax"}),
 ])
 
 
@@ -104,5 +109,11 @@ print("missing argument:",
       get(9)["result"]["structuredContent"]["error"]["message"])
 print("unknown version:",
       get(10)["result"]["structuredContent"]["error"]["code"])
+# What the schema advertises beyond types (bounds, enums, patterns) is
+# held by the server too: a client may not validate.
+for i in range(11, 16):
+    print("out of schema:",
+          get(i)["result"]["structuredContent"]["error"]["code"],
+          get(i)["result"]["structuredContent"]["error"]["message"])
 print("temporary file names in answers:",
       any(s in raw for s in ("/tmp/", "tirx-child", "view-")))
