@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -124,8 +125,15 @@ bool parseNcuCsv(const std::string &text,
   int64_t maxPasses = -1;
   while (std::getline(lines, line)) {
     std::smatch m;
-    if (line.rfind("==PROF==", 0) == 0 && std::regex_search(line, m, passes))
-      maxPasses = std::max<int64_t>(maxPasses, std::stoll(m[1]));
+    if (line.rfind("==PROF==", 0) == 0 &&
+        std::regex_search(line, m, passes)) {
+      // Digits only, but any number of them: std::stoll would throw (and
+      // end tirx-run) where strtoll says ERANGE; such a count is ignored.
+      errno = 0;
+      long long n = std::strtoll(m.str(1).c_str(), nullptr, 10);
+      if (!errno)
+        maxPasses = std::max<int64_t>(maxPasses, n);
+    }
     if (line.rfind("\"ID\"", 0) == 0) {
       column.clear();
       std::vector<std::string> names = splitCsv(line);

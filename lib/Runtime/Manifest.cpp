@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -152,6 +154,12 @@ int64_t integer(const json &value, const std::string &path, int64_t min,
                 int64_t max) {
   if (!value.is_number_integer())
     fail(path, "expected an integer, got " + value.dump());
+  // nlohmann keeps 2^63 .. 2^64 - 1 unsigned; read as int64_t they wrap
+  // to negative numbers (18446744073709551615 passed as -1).
+  if (value.is_number_unsigned() &&
+      (max < 0 || value.get<uint64_t>() > uint64_t(max)))
+    fail(path, "must lie in [" + std::to_string(min) + ", " +
+                   std::to_string(max) + "], got " + value.dump());
   int64_t v = value.get<int64_t>();
   if (v < min || v > max)
     fail(path, "must lie in [" + std::to_string(min) + ", " +
@@ -210,6 +218,11 @@ TensorMapArg tensorMapArg(const json &value, const std::string &path,
       map.shape.push_back(integer(s[d], path + ".shape[" + std::to_string(d) +
                                             "]",
                                   1, int64_t(1) << 40));
+      // Tested before multiplying: a product that wraps modulo 2^64 could
+      // equal the buffer's count ([4562284561, 61681, 241, 17, 16] over 16
+      // elements) and map far more memory than the buffer has.
+      if (uint64_t(map.shape.back()) > (uint64_t(1) << 40) / elements)
+        fail(path + ".shape", "more than 2^40 elements");
       elements *= uint64_t(map.shape.back());
     }
     for (int64_t e : p.shape)
@@ -253,11 +266,16 @@ TensorMapArg tensorMapArg(const json &value, const std::string &path,
   return map;
 }
 
+/// Whether `name` names a file in a directory, not another directory.
+bool plainFileName(const std::string &name) {
+  return !name.empty() && name.find('/') == std::string::npos &&
+         name != "." && name != ".." && name.find('\0') == std::string::npos;
+}
+
 /// A file name inside the bundle: no directories, no "..".
 std::string bundleFile(const json &value, const std::string &path) {
   std::string name = string(value, path);
-  if (name.empty() || name.find('/') != std::string::npos || name == "." ||
-      name == ".." || name.find('\0') != std::string::npos)
+  if (!plainFileName(name))
     fail(path, "must be a plain file name inside the bundle, got \"" + name +
                    "\"");
   return name;
@@ -289,6 +307,33 @@ double number(const json &value, const std::string &path) {
   double v = value.get<double>();
   if (!std::isfinite(v))
     fail(path, "must be finite");
+  return v;
+}
+
+/// A constant of element type `type` (a scalar parameter's or a kernel
+/// argument's value): `number`, and representable, since the launch converts
+/// the double to `type` and out-of-range conversions are undefined (an i32 of
+/// 1e10, an i8 of "nan", an i64 of 2^63, which INT64_MAX becomes as a
+/// double). Integers are whole and in their type's range; f32, f16 and bf16
+/// constants finite within f32's ("inf" says infinity).
+double constant(const json &value, const std::string &path, ElementType type) {
+  double v = number(value, path);
+  if (isFloatType(type)) {
+    if (type != ElementType::f64 && std::isfinite(v) &&
+        std::fabs(v) > double(FLT_MAX))
+      fail(path, value.dump() + " overflows " +
+                     std::string(elementTypeName(type)) +
+                     " (write \"inf\" or \"-inf\" for an infinity)");
+    return v;
+  }
+  // The type's range is [-2^(bits-1), 2^(bits-1)): powers of two, exact.
+  int bits = int(elementBytes(type)) * 8;
+  double end = std::ldexp(1.0, bits - 1);
+  if (!std::isfinite(v) || v != std::floor(v) || v < -end || v >= end)
+    fail(path, "an " + std::string(elementTypeName(type)) +
+                   " constant is a whole number in [-2^" +
+                   std::to_string(bits - 1) + ", 2^" +
+                   std::to_string(bits - 1) + " - 1], got " + value.dump());
   return v;
 }
 
@@ -472,6 +517,11 @@ Manifest parse(const json &root) {
     const json &p = params[i];
     Param param;
     param.name = string(field(p, path, "name"), path + ".name");
+    // --dump-io writes <dir>/<name>.in and .out: "../x" would write outside.
+    if (!plainFileName(param.name))
+      fail(path + ".name", "must be a plain name (no /, not . or ..: "
+                           "--dump-io writes files named after it), got \"" +
+                               param.name + "\"");
     std::string kind = string(field(p, path, "kind"), path + ".kind");
     param.type = elementType(field(p, path, "type"), path + ".type");
     if (kind == "buffer") {
@@ -508,7 +558,7 @@ Manifest parse(const json &root) {
       // Without a value, the runner seeds it.
       param.seeded = !p.contains("value");
       if (!param.seeded)
-        param.value = number(p["value"], path + ".value");
+        param.value = constant(p["value"], path + ".value", param.type);
     } else {
       fail(path + ".kind", "expected buffer or scalar, got \"" + kind + "\"");
     }
@@ -534,6 +584,7 @@ Manifest parse(const json &root) {
   const json &kernels = field(root, "manifest", "kernels");
   if (!kernels.is_array() || kernels.empty())
     fail("kernels", "expected a non-empty array");
+  uint64_t flops = 0; // of the kernels so far
   for (size_t i = 0; i < kernels.size(); ++i) {
     std::string path = "kernels[" + std::to_string(i) + "]";
     const json &k = kernels[i];
@@ -590,7 +641,7 @@ Manifest parse(const json &root) {
             fail(apath + ".value", "an expression of sizes is an integer");
           arg.valueExpr = sizeExpression(value, apath + ".value", sizeNames);
         } else {
-          arg.value = number(value, apath + ".value");
+          arg.value = constant(value, apath + ".value", arg.type);
         }
       }
       kernel.args.push_back(arg);
@@ -611,6 +662,11 @@ Manifest parse(const json &root) {
       kernel.flopsExpr = sizeExpression(k["flops"], path + ".flops", sizeNames);
     else if (k.contains("flops"))
       kernel.flops = integer(k["flops"], path + ".flops", 0, INT64_MAX);
+    // Manifest::totalFlops adds them up: each in range, the sum wrapped
+    // (the feedback's flops, the plausibility gate's).
+    if (__builtin_add_overflow(flops, kernel.flops, &flops) ||
+        flops > uint64_t(INT64_MAX))
+      fail(path + ".flops", "the kernels' flops add up to more than 2^63 - 1");
     if (k.contains("accesses")) {
       const json &accesses = k["accesses"];
       if (!accesses.is_array())
@@ -835,6 +891,16 @@ bool writeManifest(const std::string &dir, const Manifest &manifest,
                              serializeManifest(manifest), error);
 }
 
+namespace {
+/// A count of the report: digits only (the patterns say so), -1 (not
+/// reported) when it does not fit: std::stoll would throw out of the pass.
+int64_t ptxasCount(const std::string &digits) {
+  errno = 0;
+  long long v = std::strtoll(digits.c_str(), nullptr, 10);
+  return errno ? -1 : int64_t(v);
+}
+} // namespace
+
 void parsePtxasReport(const std::string &log, const std::string &name,
                       PtxasReport &report) {
   // ptxas -v prints, per function:
@@ -861,15 +927,15 @@ void parsePtxasReport(const std::string &log, const std::string &name,
       continue;
     std::smatch match;
     if (std::regex_search(line, match, stack)) {
-      report.stackBytes = std::stoll(match[1]);
-      report.spillStoreBytes = std::stoll(match[2]);
-      report.spillLoadBytes = std::stoll(match[3]);
+      report.stackBytes = ptxasCount(match[1]);
+      report.spillStoreBytes = ptxasCount(match[2]);
+      report.spillLoadBytes = ptxasCount(match[3]);
     }
     if (std::regex_search(line, match, used)) {
-      report.registers = std::stoll(match[1]);
+      report.registers = ptxasCount(match[1]);
       report.sharedBytes = 0;
       if (std::regex_search(line, match, smem))
-        report.sharedBytes = std::stoll(match[1]);
+        report.sharedBytes = ptxasCount(match[1]);
     }
   }
 }

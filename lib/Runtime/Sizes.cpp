@@ -27,7 +27,9 @@ namespace {
 ///   term   := factor ('*' factor)*
 ///   factor := INT | NAME | FN '(' expr ',' expr ')' | '(' expr ')'
 ///   FN     := ceildiv | floordiv | mod | min | max
-/// With `values` null it only checks names and syntax.
+/// With `values` null it only checks names and syntax. It recurses once per
+/// parenthesis or call, so their nesting is bounded: a manifest's string of
+/// 300000 '(' once overflowed the stack (a segmentation fault).
 class Expression {
 public:
   Expression(const std::string &text,
@@ -43,8 +45,11 @@ public:
       fail("unexpected '" + text.substr(pos, 1) + "'");
     if (this->error.empty() && text.find_first_not_of(" ") == std::string::npos)
       fail("empty expression");
-    error = this->error.empty()
-                ? ""
+    // The text quoted in full up to a line's worth (a hostile one may be
+    // as long as the manifest).
+    error = this->error.empty() ? ""
+            : text.size() > 80
+                ? "\"" + text.substr(0, 77) + "...\": " + this->error
                 : "\"" + text + "\": " + this->error;
     return v;
   }
@@ -127,7 +132,20 @@ private:
       return r;
     return q + (r != 0); // ceildiv
   }
+  /// Whether one more level of parentheses or calls is allowed.
+  bool deeper() {
+    if (depth < kMaxDepth) {
+      ++depth;
+      return true;
+    }
+    fail("nested more than " + std::to_string(kMaxDepth) + " levels deep");
+    return false;
+  }
   int64_t factor() {
+    // After a failure nothing more is read: a call's second operand would
+    // otherwise descend again from where the first one stopped.
+    if (!error.empty())
+      return 0;
     skipSpace();
     if (pos >= text.size()) {
       fail("expression ends early");
@@ -135,7 +153,10 @@ private:
     }
     char c = text[pos];
     if (eat('(')) {
+      if (!deeper())
+        return 0;
       int64_t v = expr();
+      --depth;
       if (!eat(')'))
         fail("expected ')'");
       return v;
@@ -160,8 +181,13 @@ private:
         ++pos;
       std::string name = text.substr(start, pos - start);
       if (name == "ceildiv" || name == "floordiv" || name == "mod" ||
-          name == "min" || name == "max")
-        return call(name);
+          name == "min" || name == "max") {
+        if (!deeper())
+          return 0;
+        int64_t v = call(name);
+        --depth;
+        return v;
+      }
       if (names &&
           std::find(names->begin(), names->end(), name) == names->end()) {
         fail("'" + name + "' is not a declared size");
@@ -180,10 +206,13 @@ private:
     return 0;
   }
 
+  /// As deep as the JSON around it may nest (kMaxJsonDepth).
+  static constexpr unsigned kMaxDepth = 64;
   const std::string &text;
   const std::map<std::string, int64_t> *values;
   const std::vector<std::string> *names;
   size_t pos = 0;
+  unsigned depth = 0;
   std::string error;
 };
 
@@ -338,6 +367,7 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
       return false;
   }
   static const int64_t gridMax[3] = {INT64_C(2147483647), 65535, 65535};
+  uint64_t flops = 0;
   for (size_t k = 0; k < m.kernels.size(); ++k) {
     Kernel &kernel = m.kernels[k];
     std::string path = "kernels[" + std::to_string(k) + "]";
@@ -368,6 +398,13 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
       }
       kernel.flops = uint64_t(std::max<int64_t>(0, v));
     }
+    // Manifest::totalFlops adds them up: each in range, the sum wrapped.
+    if (__builtin_add_overflow(flops, kernel.flops, &flops) ||
+        flops > uint64_t(INT64_MAX)) {
+      error = path + ".flops: the kernels' flops add up to more than "
+                     "2^63 - 1 at these sizes";
+      return false;
+    }
     for (size_t a = 0; a < kernel.args.size(); ++a) {
       KernelArg &arg = kernel.args[a];
       if (arg.tensorMap && arg.tensorMap->shape.empty()) {
@@ -392,9 +429,10 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
         error = path + ".args[" + std::to_string(a) + "].value: " + why;
         return false;
       }
+      // Not std::llabs(v): it overflows at INT64_MIN ("0 - 2^63").
       if ((arg.type == ElementType::i32 &&
            (v < INT32_MIN || v > INT32_MAX)) ||
-          std::llabs(v) > (int64_t(1) << 53)) {
+          v < -(int64_t(1) << 53) || v > (int64_t(1) << 53)) {
         error = path + ".args[" + std::to_string(a) + "].value: " +
                 arg.valueExpr + " is " + std::to_string(v) +
                 ", outside what an " + elementTypeName(arg.type) +

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <filesystem>
 #include <istream>
+#include <limits>
 #include <map>
 #include <ostream>
 
@@ -136,7 +137,10 @@ bool parseWorkerRequest(const std::string &line, WorkerRequest &r,
       return false;
     }
     for (auto it = j["sizes"].begin(); it != j["sizes"].end(); ++it) {
-      if (!it.value().is_number_integer()) {
+      // 2^63 and above are unsigned to nlohmann, negative as int64_t.
+      if (!it.value().is_number_integer() ||
+          (it.value().is_number_unsigned() &&
+           it.value().get<uint64_t>() > uint64_t(INT64_MAX))) {
         error = "sizes." + it.key() + ": expects an integer, got " +
                 it.value().dump();
         return false;
@@ -687,13 +691,56 @@ json Worker::handle(const std::string &line, int64_t number, bool &quit,
 
 } // namespace
 
+namespace {
+/// The longest request line read: a request is a short object (paths, a
+/// few numbers); a line of hundreds of MB once took five times its size in
+/// memory and came back whole as the answer's id.
+constexpr size_t kMaxRequestBytes = size_t(1) << 20;
+
+/// The next line of `in` (without its newline) into `buffer`: its length,
+/// or, with `tooLong`, kMaxRequestBytes of it, the rest read and dropped.
+/// False at the end of the input.
+bool readRequestLine(std::istream &in, std::vector<char> &buffer,
+                     size_t &length, bool &tooLong) {
+  in.getline(buffer.data(), std::streamsize(buffer.size()));
+  size_t got = size_t(in.gcount()); // with the newline, when one was read
+  if (got == 0)
+    return false;
+  tooLong = in.fail() && !in.eof();
+  length = tooLong ? buffer.size() - 1 : in.eof() ? got : got - 1;
+  if (tooLong) {
+    in.clear();
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return true;
+}
+} // namespace
+
 int serveWorker(const WorkerOptions &options, std::istream &in,
                 std::ostream &out) {
   Worker worker(options);
-  std::string line;
+  std::vector<char> buffer(kMaxRequestBytes + 1);
+  size_t length = 0;
+  bool tooLong = false;
   int64_t number = 0;
-  while (std::getline(in, line)) {
+  while (readRequestLine(in, buffer, length, tooLong)) {
     ++number;
+    if (tooLong) {
+      out << json({{"status", "error"},
+                   {"error", "line " + std::to_string(number) +
+                                 ": longer than " +
+                                 std::to_string(kMaxRequestBytes) +
+                                 " bytes: a request is one short JSON "
+                                 "object per line"},
+                   {"protocol", kWorkerProtocolVersion},
+                   {"id", nullptr},
+                   {"seconds", 0.0}})
+                 .dump()
+          << "\n"
+          << std::flush;
+      continue;
+    }
+    std::string line(buffer.data(), length);
     if (line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
     bool quit = false, fatal = false;

@@ -243,6 +243,19 @@ TEST(ManifestTest, ParsesPtxasReport) {
   PtxasReport none;
   parsePtxasReport(log, "missing", none);
   EXPECT_EQ(none.registers, -1);
+  // A count past int64_t reads as not reported (std::stoll threw
+  // std::out_of_range out of the export pass).
+  PtxasReport huge;
+  parsePtxasReport("ptxas info    : Function properties for k\n"
+                   "    99999999999999999999 bytes stack frame, 0 bytes spill "
+                   "stores, 0 bytes spill loads\n"
+                   "ptxas info    : Used 99999999999999999999 registers, "
+                   "used 0 barriers, 4 bytes smem\n",
+                   "k", huge);
+  EXPECT_EQ(huge.stackBytes, -1);
+  EXPECT_EQ(huge.registers, -1);
+  EXPECT_EQ(huge.spillStoreBytes, 0);
+  EXPECT_EQ(huge.sharedBytes, 4);
 }
 
 TEST(InputsTest, DeterministicNeverAllZeroAndInRange) {
@@ -1383,6 +1396,28 @@ TEST(SizesTest, RefusalsNameTheDimension) {
   std::string zero = with("\"ceildiv(m, 3)\"", "\"ceildiv(m, m - m)\"");
   EXPECT_EQ(bindError(zero, {}),
             "kernels[0].grid[0]: \"ceildiv(m, m - m)\": ceildiv by 0");
+
+  // 64 levels of parentheses or calls, not 65: each level recursed, and a
+  // string of 100000 '(' overflowed the stack. The text is quoted up to
+  // 80 characters.
+  std::string deep64 = std::string(64, '(') + "m" + std::string(64, ')');
+  EXPECT_EQ(checkSizeExpression(deep64, {"m"}), "");
+  EXPECT_EQ(checkSizeExpression("(" + deep64 + ")", {"m"}),
+            "\"" + std::string(65, '(') + "m" + std::string(11, ')') +
+                "...\": nested more than 64 levels deep");
+  std::string calls;
+  for (int i = 0; i < 65; ++i)
+    calls = "max(" + (calls.empty() ? "m" : calls) + ", 1)";
+  EXPECT_NE(checkSizeExpression(calls, {"m"}).find(
+                "nested more than 64 levels deep"),
+            std::string::npos);
+  // An i64 argument of -2^63: std::llabs of it is negative.
+  EXPECT_EQ(bindError(with("\"floordiv(m - 1, 2) + mod(0 - m, 3)\"",
+                           "\"0 - 9223372036854775807 - 1\""),
+                      {}),
+            "kernels[0].args[3].value: 0 - 9223372036854775807 - 1 is "
+            "-9223372036854775808, outside what an i64 argument holds "
+            "exactly");
 
   SizeValues values;
   std::string error;

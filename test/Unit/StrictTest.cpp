@@ -602,6 +602,18 @@ TEST(Counters, MissingValuesStayNull) {
   EXPECT_NE(error.find("Metric Name"), std::string::npos) << error;
 }
 
+TEST(Counters, PassCountsPastInt64AreIgnored) {
+  // std::stoll threw std::out_of_range on them, out of tirx-run.
+  std::string text = kNcuOutput;
+  size_t at = text.find("- 37 passes");
+  text.replace(at, 11, "- 99999999999999999999 passes");
+  HardwareCounters c;
+  std::string error;
+  ASSERT_TRUE(parseNcuCsv(text, {"saxpy_kernel"}, c, error)) << error;
+  EXPECT_FALSE(c.passes.has_value());
+  EXPECT_NEAR(*c.dramThroughput, 0.9162, 1e-12);
+}
+
 TEST(Counters, FailuresSayWhy) {
   EXPECT_NE(describeNcuFailure(
                 1, "==ERROR== ERR_NVGPUCTRPERM - The user does not have "
