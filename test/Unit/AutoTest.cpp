@@ -342,10 +342,19 @@ TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
   // Other chips (the lowering refuses use_wgmma), or none known.
   EXPECT_FALSE(wgmmaTakes("sm_80", m));
   EXPECT_FALSE(wgmmaTakes("", m));
-  // f32 operands: only with B held as (n, k) (tf32, K-major).
+  // f32 operands (tf32): B held as (n, k), K-major, or as (k, n) where
+  // whole [256, 128] tiles cover C (the swapped product); other sizes are
+  // the copy route's (transpose_operand).
   OpFacts f32 = m;
   f32.inputType = "f32";
-  EXPECT_FALSE(wgmmaTakes("sm_90", f32));
+  EXPECT_TRUE(wgmmaTakes("sm_90", f32));
+  EXPECT_EQ(wgmmaBlockTiles(f32), (std::vector<V>{{256, 128}}));
+  for (V odd : {V{4000, 4096, 4096}, V{4096, 4100, 4096}, V{4096, 4096, 4098}}) {
+    OpFacts o = f32;
+    o.extents = odd;
+    EXPECT_FALSE(wgmmaTakes("sm_90", o));
+    EXPECT_TRUE(wgmmaBlockTiles(o).empty());
+  }
   f32.layout = "mk,nk";
   EXPECT_TRUE(wgmmaTakes("sm_90", f32));
   // An f16 C of f16 products: the f32 sums rounded once. A bf16 C is left
@@ -429,9 +438,25 @@ TEST(AutoSteps, WgmmaOnlyWhereItTakesTheMatmul) {
   EXPECT_EQ(tileOf(nextSteps(old, {})[0], 0), (V{128, 128}));
   old.chip = "sm_90";
   old.ops[0].inputType = "f32";
-  // f32 with B as (k, n) on sm_90: B stored as (n, k) first
+  // f32 with B as (k, n) on sm_90, 4096^3: [256, 128] tiles for the
+  // swapped product, then use_wgmma on two warpgroups (they split C's
+  // 128 columns), no copy of B.
+  std::vector<Step> swapped = nextSteps(old, {});
+  ASSERT_FALSE(swapped.empty());
+  EXPECT_EQ(transformOf(swapped[0]), "tile_to_blocks");
+  EXPECT_EQ(tileOf(swapped[0], 0), (V{256, 128}));
+  PayloadFacts tiled = old;
+  tiled.ops[0].stage = Stage::Block;
+  tiled.ops[0].extents = {256, 128, 4096};
+  std::vector<Step> wg = nextSteps(tiled, {});
+  ASSERT_FALSE(wg.empty());
+  EXPECT_EQ(transformOf(wg[0]), "use_wgmma");
+  EXPECT_EQ(wg[0].candidates[0].getObject("params")->getInteger("warpgroups"),
+            2);
+  // Sizes no [256, 128] tile divides: B stored as (n, k) first
   // (transpose_operand, optional), so that wgmma takes it as tf32; skipped
   // (or refused), the tiles of before.
+  old.ops[0].extents = {4096, 4160, 4096};
   std::vector<Step> first = nextSteps(old, {});
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(transformOf(first[0]), "transpose_operand");

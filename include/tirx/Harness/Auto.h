@@ -194,7 +194,9 @@ struct Step {
 /// Whether `use_wgmma` takes `op` on `chip` (sm_90 or sm_90a: the lowering
 /// takes sm_90 as sm_90a): a linalg.matmul of static extents reading A as
 /// (m, k), f16 or bf16 A (either B) or f32 A with B held as (n, k) (tf32:
-/// wgmma reads 32-bit operands K-major only), an f32 C or, with f16 A and
+/// wgmma reads 32-bit operands K-major only) or as (k, n) where whole
+/// [256, 128] tiles cover C (use_wgmma's swapped product; other sizes are
+/// copied to (n, k) first by transpose_operand), an f32 C or, with f16 A and
 /// B, an f16 C (a bf16 C stays where the sums are bf16, as the reference's
 /// are), K a multiple of 8 (16-bit) or 4 (f32): TMA's rows of A are 16-byte
 /// multiples. A linalg.batch_matmul likewise, 16-bit, B as (b, k, n) and K
@@ -204,8 +206,10 @@ bool wgmmaTakes(const std::string &chip, const OpFacts &op);
 /// wgmma's block tiles for such a matmul, best first: 128 x 256 (two
 /// warpgroups), then 128 x 128; each when M and N hold a whole tile and
 /// either divide by it or leave tails use_wgmma computes (N a multiple of
-/// 8, or 4 with B held as (n, k)). A batch matmul's: one batch a block
-/// ([1, 128, 256], [1, 128, 128]), M and N divided by the tile.
+/// 8, or 4 with B held as (n, k)). An f32 matmul with B held as (k, n):
+/// [256, 128] where it divides M and N, else none. A batch matmul's: one
+/// batch a block ([1, 128, 256], [1, 128, 128]), M and N divided by the
+/// tile.
 std::vector<std::vector<int64_t>> wgmmaBlockTiles(const OpFacts &op);
 
 /// The next steps for `facts`, most urgent first; empty when the version is

@@ -696,8 +696,9 @@ def TIRx_UseWgmmaOp : TIRx_TransformOp<"use_wgmma", "linalg.matmul", [{
     At 4096^3 on the H200, [256, 128] tiles on two warpgroups with 4
     stages took 1.10x cuBLAS tf32's time, the copy and the K-major kernel
     1.16x, and [128, 256] tiles (two m64n128k8 a step, 8 fragment loads)
-    1.50x (docs/benchmarks.md). The suite's matmul_f32 recipe takes
-    [256, 128]; `tirx auto` still takes the copy. A
+    1.50x (docs/benchmarks.md). The suite's matmul_f32 recipe and
+    `tirx auto` take [256, 128] where such tiles cover C whole; at other
+    sizes auto takes the copy. A
     batch matmul in f32 is refused (`unsupported_type`).
 
     Epilogue fusion: when C is the block's tile in shared memory that
