@@ -472,18 +472,27 @@ bool wgmmaPending(const std::string &chip, const OpFacts &op,
 }
 
 /// The steps of a matmul-like op (linalg.matmul, linalg.batch_matmul).
-/// `chip`: the workspace's target (wgmma on sm_90).
+/// `chip`: the workspace's target (wgmma on sm_90). `tailed`: its block
+/// loop also holds the ops of partial tiles (tirx.tail: sizes no block
+/// tile divides, or a run-time M).
 void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
-                 const std::string &chip, std::vector<Step> &steps) {
+                 const std::string &chip, std::vector<Step> &steps,
+                 bool tailed = false) {
   bool batch = op.name == "linalg.batch_matmul";
   size_t lead = batch ? 1 : 0;
   // Tensor cores (use_mma, a linalg.matmul only): f32 operands as tf32
   // (16x8x8), f16 and bf16 ones on 16x8x16 with f32 sums (or f16 sums into
   // an f16 C), fed by ldmatrix from shared tiles whose rows are padded by 8
   // elements, the copies pipelined (examples/recipes/matmul_*-pipeline).
+  // Not in a block with tails: the full tile's warps (use_mma's threads,
+  // 32 a warp along x) and the partial tiles' grids of threads (rows x
+  // columns) would need one block of both shapes, which map_to_gpu refuses
+  // ("the block's foralls need 128x10x1 threads": 1000^2 f32 on sm_80, or
+  // a run-time M on any chip): SIMT for all of them, one grid of threads.
   bool sixteen = !batch && mmaSixteen(op);
-  bool mma = !batch && (sixteen || (op.elementType == "f32" &&
-                                    (op.inputType.empty() || op.inputType == "f32")));
+  bool mma = !batch && !tailed &&
+             (sixteen || (op.elementType == "f32" &&
+                          (op.inputType.empty() || op.inputType == "f32")));
   auto withLead = [&](std::vector<int64_t> v) {
     if (batch)
       v.insert(v.begin(), 1);
@@ -577,14 +586,23 @@ void matmulSteps(const OpFacts &op, const std::vector<std::string> &skipped,
           json::Object{{"elements_per_thread", ints(withLead({e, e}))}}, &op));
   // A tail tile (the partial last block of odd sizes) runs on part of the
   // block: any thread count up to 1024 (tile_to_threads refuses it for a
-  // full tile).
+  // full tile). Its extents need not divide: tile_to_threads gives the
+  // last threads the partial thread tiles, so a tail of 41 rows, or of a
+  // run-time M (at most 63 under 64-row tiles), takes 4 x 4 elements a
+  // thread as its full tiles do (before: none fitted, auto stopped).
   if (s.candidates.empty())
-    for (int64_t e : {4, 2, 1})
-      if (bm % e == 0 && bn % e == 0 && bm / e * bn / e <= 1024)
+    for (int64_t e : {4, 2, 1}) {
+      bool fits =
+          op.tail
+              ? bm > 0 && bn > 0 &&
+                    llvm::divideCeil(bm, e) * llvm::divideCeil(bn, e) <= 1024
+              : bm % e == 0 && bn % e == 0 && bm / e * bn / e <= 1024;
+      if (fits)
         s.candidates.push_back(action(
             "tile_to_threads",
             json::Object{{"elements_per_thread", ints(withLead({e, e}))}},
             &op));
+    }
   steps.push_back(std::move(s));
 }
 
@@ -1002,6 +1020,34 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
               &op));
       }
     }
+    // An elementwise op of a row block whose row no multiple of 32 threads
+    // splits into equal parts (softmax over 1000 classes, a vocabulary of
+    // 50257, a prime length): tile_to_threads refuses the candidates
+    // above (250 threads of 4), and auto stopped there. Last: a multiple
+    // of 32 threads, at most the block's, each ceil(row / threads)
+    // elements, the last thread fewer (its tail); the most threads first.
+    bool evenSplit = false; // some multiple of 32 threads divides the row
+    for (int64_t t = 32; t <= rowThreads && dense.size() == 2; t += 32)
+      evenSplit |= dense[1] > 0 && dense[1] % t == 0;
+    if (rowThreads && !reduces && !op.tail && !evenSplit && dense.size() == 2 &&
+        dense[0] == 1 && dense[1] > 0) {
+      std::vector<int64_t> seen;
+      for (int64_t t = rowThreads - rowThreads % 32; t >= 32; t -= 32) {
+        int64_t per = llvm::divideCeil(dense[1], t);
+        int64_t threads = llvm::divideCeil(dense[1], per);
+        if (threads % 32 != 0 || llvm::is_contained(seen, per))
+          continue;
+        seen.push_back(per);
+        std::vector<int64_t> full;
+        std::vector<int64_t> row{1, per};
+        size_t j = 0;
+        for (int64_t x : tile)
+          full.push_back(x ? row[j++] : 0);
+        s.candidates.push_back(
+            action("tile_to_threads",
+                   json::Object{{"elements_per_thread", ints(full)}}, &op));
+      }
+    }
     steps.push_back(std::move(s));
     return;
   }
@@ -1218,10 +1264,15 @@ std::vector<Step> mlir::tirx::nextSteps(const PayloadFacts &facts,
       continue;
     size_t before = steps.size();
     if ((op.name == "linalg.matmul" || op.name == "linalg.batch_matmul") &&
-        op.extents.size() >= 3)
-      matmulSteps(op, skipped, facts.chip, steps);
-    else
+        op.extents.size() >= 3) {
+      bool tailed =
+          op.block >= 0 && llvm::any_of(facts.ops, [&](const OpFacts &other) {
+            return other.block == op.block && other.tail;
+          });
+      matmulSteps(op, skipped, facts.chip, steps, tailed);
+    } else {
       opSteps(op, skipped, steps, chain ? rowThreadsOf(facts, *chain, op) : 0);
+    }
     if (steps.size() > before)
       return steps; // one op at a time, in program order
   }

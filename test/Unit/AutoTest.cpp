@@ -249,6 +249,52 @@ TEST(AutoSteps, MatmulOnTensorCoresOrSimt) {
   EXPECT_EQ(transformOf(steps[0]), "tile_reduction");
 }
 
+TEST(AutoSteps, MatmulWithTailsStaysOnSimt) {
+  // 1000^2 f32 on sm_80, or a run-time M, in 64 x 64 block tiles: the
+  // block loop holds the full tile's matmul and the tails' (tirx.tail).
+  // use_mma on the full tile and threads on the tails asked map_to_gpu
+  // for a block of both shapes (refused: 128x10x1 threads): SIMT for
+  // every tile of such a block.
+  PayloadFacts f;
+  f.ops.push_back(
+      op("linalg.matmul", {64, 64, 32}, {false, false, true}, Stage::Block));
+  f.ops.back().elementType = "f32";
+  f.ops.back().inLoop = true;
+  f.ops.back().promoted = true;
+  f.ops.back().block = 0;
+  OpFacts tail = f.ops.back();
+  tail.index = 1;
+  tail.extents = {63, 64, 32}; // a run-time M's tail: at most 63 rows
+  tail.tail = true;
+  tail.promoted = false; // a tile of run-time size: promote_to_shared refused
+  f.ops.push_back(tail);
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  for (size_t i = 0; i < steps[0].candidates.size(); ++i)
+    EXPECT_EQ(transformOf(steps[0], i), "tile_to_threads");
+  EXPECT_EQ(json::Value(*steps[0].candidates[0].getObject("params")->get(
+                "elements_per_thread")),
+            json::Value(json::Array{4, 4}));
+  // The tail: 4 x 4 a thread too, its last threads partial (16 x 16
+  // threads), where no count dividing 63 fitted and auto stopped.
+  f.ops.erase(f.ops.begin());
+  steps = nextSteps(f, {"promote_to_shared:linalg.matmul#1"});
+  ASSERT_FALSE(steps.empty());
+  ASSERT_FALSE(steps[0].candidates.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  EXPECT_EQ(json::Value(*steps[0].candidates[0].getObject("params")->get(
+                "elements_per_thread")),
+            json::Value(json::Array{4, 4}));
+  // A block without tails keeps the tensor cores.
+  f.ops[0] =
+      op("linalg.matmul", {64, 64, 32}, {false, false, true}, Stage::Block);
+  f.ops[0].elementType = "f32";
+  f.ops[0].inLoop = true;
+  f.ops[0].promoted = true;
+  f.ops[0].block = 0;
+  EXPECT_EQ(transformOf(nextSteps(f, {})[0]), "use_mma");
+}
+
 /// The tile sizes of candidate `i` of a step.
 V tileOf(const Step &s, size_t i) {
   V out;
@@ -601,6 +647,47 @@ TEST(AutoSteps, NormalizationInOneKernel) {
   lone.ops.back() = op("linalg.generic", {1, 2048}, {false, true}, Stage::Block);
   steps = nextSteps(lone, {});
   EXPECT_EQ(steps[0].candidates[0].getObject("params")->getInteger("threads"), 256);
+}
+
+TEST(AutoSteps, ARowNoThreadCountSplitsTakesAPartialLastThread) {
+  // softmax over 1000 classes: its division alone in a row block of 256
+  // threads. No multiple of 32 threads splits 1000 into equal parts (250
+  // threads of 4, 500 of 2: refused), and auto stopped there. Last, 32
+  // threads of 32 (the last thread 8).
+  PayloadFacts f;
+  f.ops.push_back(
+      op("linalg.generic", {1, 1000}, {false, false}, Stage::Block));
+  f.ops.back().block = 0;
+  f.ops.back().blockThreads = 256;
+  auto elements = [](const Step &s, size_t i) {
+    return json::Value(
+        *s.candidates.at(i).getObject("params")->get("elements_per_thread"));
+  };
+  auto steps = nextSteps(f, {});
+  ASSERT_FALSE(steps.empty());
+  ASSERT_FALSE(steps[0].candidates.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  EXPECT_EQ(elements(steps[0], steps[0].candidates.size() - 1),
+            json::Value(json::Array{1, 32}));
+  // A prime row (1031): 32 threads of 33.
+  f.ops.back().extents = {1, 1031};
+  steps = nextSteps(f, {});
+  ASSERT_FALSE(steps[0].candidates.empty());
+  EXPECT_EQ(elements(steps[0], steps[0].candidates.size() - 1),
+            json::Value(json::Array{1, 33}));
+  // log_softmax over GPT-2's 50257 tokens in a block of 512 (no candidate
+  // at all before): the most threads first, 416 of 121.
+  f.ops.back().extents = {1, 50257};
+  f.ops.back().blockThreads = 512;
+  steps = nextSteps(f, {});
+  ASSERT_FALSE(steps[0].candidates.empty());
+  EXPECT_EQ(elements(steps[0], 0), json::Value(json::Array{1, 121}));
+  EXPECT_EQ(elements(steps[0], 1), json::Value(json::Array{1, 131}));
+  // A row that 512 threads split evenly gains nothing: [1, 16] alone.
+  f.ops.back().extents = {1, 8192};
+  steps = nextSteps(f, {});
+  for (size_t i = 0; i < steps[0].candidates.size(); ++i)
+    EXPECT_NE(elements(steps[0], i), json::Value(json::Array{1, 86}));
 }
 
 TEST(AutoSteps, TransposeThroughSharedMemory) {

@@ -322,6 +322,19 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
     return reject(op, target, RefusalCode::invalid_parameter,
                   Twine(sizes.size()) + " " + what + " for an op with " +
                       Twine(ranges.size()) + " loops");
+  // A dimension of size 0 (torch's empty batch, x[:, :0]): the op has
+  // nothing to compute. Upstream's tiling crashed on a loop of extent 0
+  // left whole (Debian's LLVM has no assertions), and one tiled gave an
+  // empty grid that no launch takes.
+  for (auto [i, range] : llvm::enumerate(ranges))
+    if (range == 0)
+      return reject(op, target, RefusalCode::not_applicable,
+                    "loop " + Twine(i) +
+                        " has extent 0 (an operand has a dimension of size "
+                        "0): the op computes nothing, and a kernel of no "
+                        "elements cannot be launched",
+                    "remove the op from the payload (its outputs keep their "
+                    "initial values), or give the dimension a nonzero size");
   for (auto [i, size] : llvm::enumerate(sizes)) {
     if (size == 0)
       continue;

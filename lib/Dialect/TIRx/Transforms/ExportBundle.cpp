@@ -808,11 +808,25 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
             .wasInterrupted())
       payloads.push_back(f);
   });
-  if (payloads.size() != 1)
-    return prepared.emitError()
-           << "tirx-export-bundle: expected exactly one function that "
-              "launches kernels, found "
-           << payloads.size();
+  if (payloads.size() != 1) {
+    InFlightDiagnostic diag =
+        prepared.emitError()
+        << "tirx-export-bundle: expected exactly one function that "
+           "launches kernels, found "
+        << payloads.size();
+    // None: nothing of the payload is on the GPU, which is what to say
+    // (`tirx run` of a version not scheduled yet, or a seed the reference
+    // mapper leaves on the host).
+    if (payloads.empty())
+      diag << (reference
+                   ? ": tirx-map-reference mapped no loop of the payload to "
+                     "the GPU (a reduction to a 0-d result has no parallel "
+                     "loop to map); the run needs a reference mapped by hand"
+                   : ": the payload is not mapped to the GPU yet "
+                     "(tile_to_blocks and tile_to_threads, then map_to_gpu "
+                     "make its kernels; tirx auto chooses them)");
+    return diag;
+  }
   func::FuncOp payload = payloads.front();
   manifest.payload = payload.getSymName().str();
   SymbolTable symbols(prepared);
@@ -840,15 +854,27 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
       auto type = elementTypeOf(memref.getElementType());
       if (!type)
-        return payload.emitError() << "tirx-export-bundle: " << describe()
-                                   << " has element type "
-                                   << memref.getElementType()
-                                   << ", which the runner cannot fill";
+        return payload.emitError()
+               << "tirx-export-bundle: " << describe() << " has element type "
+               << memref.getElementType() << ", which the runner cannot fill"
+               << (memref.getElementType().isInteger(1)
+                       ? " (a mask of i1, torch's bool: pass it as i8, a "
+                         "byte an element as torch stores it, and test it "
+                         "with arith.cmpi ne 0 where it is read)"
+                       : "");
       if (!memref.getLayout().isIdentity())
         return payload.emitError()
                << "tirx-export-bundle: " << describe() << " of type " << memref
                << " has a non-identity layout: the bundle needs the identity "
                   "layout";
+      // An empty buffer (torch's x[:0], a batch of none): the runner
+      // allocates, fills and compares none, and a manifest declares none.
+      if (llvm::is_contained(memref.getShape(), int64_t(0)))
+        return payload.emitError()
+               << "tirx-export-bundle: " << describe() << " (" << memref
+               << ") has a dimension of size 0: the runner takes no empty "
+                  "buffer, and a payload over one has nothing to compute; "
+                  "give the dimension a nonzero size";
       param.isBuffer = true;
       param.type = *type;
       param.shape.assign(memref.getShape().begin(), memref.getShape().end());
@@ -949,6 +975,10 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     MemRefType type = alloc.getType();
     std::optional<rt::ElementType> element =
         elementTypeOf(type.getElementType());
+    // What keeps the runner from allocating it, named (a scratch buffer
+    // needs a shape of sizes, the identity layout, global memory and an
+    // element type of the manifest).
+    std::string problem;
     // Dynamic extents: expressions of the sizes.
     std::vector<std::string> extents;
     for (int64_t d = 0, k = 0; d < type.getRank(); ++d) {
@@ -958,17 +988,27 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
           mlir::tirx::sizeExpression(alloc.getDynamicSizes()[k++]);
       extents.resize(type.getRank());
       extents[d] = e ? *e : std::string();
-      if (!e)
-        element = std::nullopt;
+      if (!e && problem.empty())
+        problem = "the run-time size of its dimension " + std::to_string(d) +
+                  " is no expression of the payload's sizes (tirx.dims)";
     }
-    if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
-        !element) {
-      launch.emitError() << "tirx-export-bundle: kernel argument #"
-                         << index << " of " << where
-                         << " is an allocation of " << type
-                         << "; a scratch buffer needs a shape of sizes, "
-                            "the identity layout, global memory and a "
-                            "manifest element type";
+    if (!element)
+      problem = "its element type is none a manifest holds (f32, f64, f16, "
+                "bf16, i8, i32, i64)" +
+                std::string(type.getElementType().isInteger(1)
+                                ? ": a mask of i1 that one kernel writes and "
+                                  "another reads; make it i8 in the payload "
+                                  "(arith.extui where it is made, "
+                                  "arith.cmpi ne 0 where it is read)"
+                                : "");
+    else if (!type.getLayout().isIdentity())
+      problem = "a scratch buffer needs the identity layout";
+    else if (type.getMemorySpace())
+      problem = "a scratch buffer is in global memory";
+    if (!problem.empty()) {
+      launch.emitError() << "tirx-export-bundle: kernel argument #" << index
+                         << " of " << where << " is an allocation of " << type
+                         << ": " << problem;
       return std::nullopt;
     }
     auto found = llvm::find(scratchAllocs, alloc.getOperation());

@@ -156,6 +156,15 @@ std::optional<std::string> tirx::sizeOfBufferDim(Value memref, unsigned dim) {
       return std::nullopt;
     return name;
   }
+  // A buffer the function allocates between its kernels, sized by an
+  // argument's dimension (bufferize's intermediates of a run-time batch:
+  // memref.alloc(memref.dim %x, 0)): that dimension's size.
+  if (auto alloc = memref.getDefiningOp<memref::AllocOp>()) {
+    MemRefType type = alloc.getType();
+    if (dim >= unsigned(type.getRank()) || !type.isDynamicDim(dim))
+      return std::nullopt;
+    return sizeOfDim(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)]);
+  }
   // A collapsed view of an argument (flatten): the product of the sizes
   // its dimension groups, one name for the run-time analyses.
   auto collapse = memref.getDefiningOp<memref::CollapseShapeOp>();
@@ -221,21 +230,44 @@ void tirx::nameDynamicSizes(ModuleOp module) {
     llvm::EquivalenceClasses<uint64_t> classes;
     for (Dim d : dynamic)
       classes.insert(key(d));
+    // The argument's dimension that dimension `d` of `v` is: its own, or
+    // the one an allocation's run-time size is read from (an intermediate
+    // of a run-time batch, memref.alloc(memref.dim %x, 0)).
+    auto argumentDim = [&](Value v, unsigned d) -> std::optional<uint64_t> {
+      if (auto alloc = v.getDefiningOp<memref::AllocOp>()) {
+        MemRefType type = alloc.getType();
+        if (d >= unsigned(type.getRank()) || !type.isDynamicDim(d))
+          return std::nullopt;
+        auto dimOp = alloc.getDynamicSizes()[type.getDynamicDimIndex(d)]
+                         .getDefiningOp<memref::DimOp>();
+        std::optional<int64_t> index =
+            dimOp ? getConstantIntValue(dimOp.getDimension()) : std::nullopt;
+        if (!index || *index < 0)
+          return std::nullopt;
+        v = dimOp.getSource();
+        d = unsigned(*index);
+      }
+      BlockArgument arg = functionArgument(v);
+      if (!arg || arg.getOwner() != &func.getBody().front() ||
+          !isa<MemRefType>(v.getType()))
+        return std::nullopt;
+      return key({arg.getArgNumber(), d});
+    };
     // One loop, one size: the operands' dimensions a linalg op walks with
     // the same loop are equal.
     func.walk([&](linalg::LinalgOp op) {
       SmallVector<std::optional<uint64_t>> loopDim(op.getNumLoops());
       for (OpOperand &operand : op->getOpOperands()) {
-        BlockArgument arg = functionArgument(operand.get());
-        if (!arg || arg.getOwner() != &func.getBody().front() ||
-            !isa<MemRefType>(operand.get().getType()))
+        if (!isa<MemRefType>(operand.get().getType()))
           continue;
         AffineMap map = op.getMatchingIndexingMap(&operand);
         for (auto [d, e] : llvm::enumerate(map.getResults())) {
           auto loop = dyn_cast<AffineDimExpr>(e);
-          uint64_t k = key({arg.getArgNumber(), unsigned(d)});
-          if (!loop || !classes.contains(k))
+          std::optional<uint64_t> dimKey =
+              argumentDim(operand.get(), unsigned(d));
+          if (!loop || !dimKey || !classes.contains(*dimKey))
             continue;
+          uint64_t k = *dimKey;
           std::optional<uint64_t> &first = loopDim[loop.getPosition()];
           if (first)
             classes.unionSets(*first, k);

@@ -142,3 +142,40 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Two arguments no op reads together, joined by the buffer the function
+// allocates between them (sized by x's run-time size: bufferize's
+// intermediate of linalg.softmax on a run-time batch): one size, s0.
+// (Before: y's s1, a size of its own, against which the kernel writing y
+// over x's rows could prove nothing.)
+// CHECK-LABEL: func.func @through_scratch
+//  CHECK-SAME:   {tirx.dims = ["s0"]}
+//  CHECK-SAME:   {tirx.dims = ["s0"]}
+#id3 = affine_map<(d0) -> (d0)>
+func.func @through_scratch(%x: memref<?xf32>, %y: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %t = memref.alloc(%n) : memref<?xf32>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel"]}
+      ins(%x : memref<?xf32>) outs(%t : memref<?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel"]}
+      ins(%t : memref<?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g0, %g1 = transform.split_handle %g : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t, %f = transform.tirx.tile_to_blocks %g0 tile_sizes [256] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -37,6 +37,53 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A dimension of size 0: nothing to compute, refused. (Before: a reduction
+// loop of extent 0 left whole crashed upstream's tiling; a parallel one
+// tiled gave a forall of 0 blocks, an empty grid.)
+func.func @empty_rows(%a: memref<4x0xf32>, %s: memref<4xf32>) {
+  // expected-note @below {{payload op: func @empty_rows / linalg.reduce#0}}
+  linalg.reduce ins(%a : memref<4x0xf32>) outs(%s : memref<4xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %r = arith.addf %x, %acc : f32
+      linalg.yield %r : f32
+    }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_applicable: loop 1 has extent 0 (an operand has a dimension of size 0): the op computes nothing, and a kernel of no elements cannot be launched}}
+    // expected-note @below {{hint: remove the op from the payload (its outputs keep their initial values), or give the dimension a nonzero size}}
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+#id0 = affine_map<(d0) -> (d0)>
+func.func @empty(%x: memref<0xf32>, %y: memref<0xf32>) {
+  // expected-note @below {{payload op: func @empty / linalg.generic#0}}
+  linalg.generic {indexing_maps = [#id0, #id0], iterator_types = ["parallel"]}
+      ins(%x : memref<0xf32>) outs(%y : memref<0xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_applicable: loop 0 has extent 0}}
+    // expected-note @below {{hint: remove the op from the payload}}
+    %t, %f = transform.tirx.tile_to_blocks %g tile_sizes [1024] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
 // A front end's payload on tensors: the refusal says so.
 #id = affine_map<(d0) -> (d0)>
 func.func @on_tensors(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> tensor<1024xf32> {

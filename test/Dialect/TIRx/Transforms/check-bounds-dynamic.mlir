@@ -119,3 +119,42 @@ func.func @unnamed(%x: memref<?xf32>, %out: memref<256xf32>) {
   }
   return
 }
+
+// -----
+
+// A buffer the function allocates between its kernels, sized by x's run-time
+// rows (bufferize's intermediate of a softmax of a run-time batch): its
+// size is x's s0, and the guard by x's size proves it. (Before: "dimension
+// 0 has a run-time size no tirx.dims names".)
+#ceil = affine_map<()[s0] -> (s0 ceildiv 256)>
+func.func @scratch(%x: memref<?xf32> {tirx.dims = ["s0"]}, %y: memref<?xf32> {tirx.dims = ["s0"]}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %t = memref.alloc(%n) : memref<?xf32>
+  %blocks = affine.apply #ceil()[%n]
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %blocks, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %b = arith.muli %bx, %c256 : index
+    %i = arith.addi %b, %tx : index
+    %in = arith.cmpi slt, %i, %n : index
+    scf.if %in {
+      %v = memref.load %x[%i] : memref<?xf32>
+      memref.store %v, %t[%i] : memref<?xf32>
+    }
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %blocks, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %b = arith.muli %bx, %c256 : index
+    %i = arith.addi %b, %tx : index
+    %in = arith.cmpi slt, %i, %n : index
+    scf.if %in {
+      %v = memref.load %t[%i] : memref<?xf32>
+      memref.store %v, %y[%i] : memref<?xf32>
+    }
+    gpu.terminator
+  }
+  return
+}

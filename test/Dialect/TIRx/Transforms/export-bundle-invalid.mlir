@@ -63,7 +63,8 @@ func.func @f(%m: memref<131072xf32>) {
 
 // -----
 
-// expected-error @below {{expected exactly one function that launches kernels, found 0}}
+// A version not mapped to the GPU yet: the refusal says so.
+// expected-error @below {{expected exactly one function that launches kernels, found 0: the payload is not mapped to the GPU yet (tile_to_blocks and tile_to_threads, then map_to_gpu make its kernels; tirx auto chooses them)}}
 module {
   func.func @f(%m: memref<4xf32>) {
     return
@@ -201,6 +202,73 @@ func.func @"a/b.c"(%m: memref<4xf32>) {
              threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
     %v = memref.load %m[%tx] : memref<4xf32>
     memref.store %v, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// An empty buffer (torch's x[:0]): refused when bundled, naming it (before:
+// a manifest that tirx-run refused, "params[0].shape[0]: must lie in [1, ...]").
+// expected-error @below {{tirx-export-bundle: parameter #0 (arg0) of @f ('memref<0x4xf32>') has a dimension of size 0: the runner takes no empty buffer, and a payload over one has nothing to compute; give the dimension a nonzero size}}
+func.func @f(%m: memref<0x4xf32>) {
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %w = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    memref.store %z, %m[%tx, %tx] : memref<0x4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// torch's bool mask as a parameter: i1, which the runner cannot fill; the
+// refusal says what to pass instead.
+// expected-error @below {{parameter #1 (arg1) of @f has element type 'i1', which the runner cannot fill (a mask of i1, torch's bool: pass it as i8, a byte an element as torch stores it, and test it with arith.cmpi ne 0 where it is read)}}
+func.func @f(%x: memref<4xf32>, %mk: memref<4xi1>, %o: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c4, %q = %c1, %r = %c1) {
+    %m = memref.load %mk[%tx] : memref<4xi1>
+    %v = memref.load %x[%tx] : memref<4xf32>
+    %z = arith.constant 0.0 : f32
+    %s = arith.select %m, %v, %z : f32
+    memref.store %s, %o[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// torch.where(x > 0, ...) as torch-mlir writes it: the compare's i1 result
+// an intermediate buffer between two kernels. The refusal names its element
+// type (before: "a scratch buffer needs a shape of sizes, the identity
+// layout, global memory and a manifest element type", all four at once).
+func.func @f(%x: memref<4xf32>, %o: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %a = memref.alloc() : memref<4xi1>
+  // expected-error @below {{kernel argument #1 of gpu.launch_func @f_kernel::@f_kernel is an allocation of 'memref<4xi1>': its element type is none a manifest holds (f32, f64, f16, bf16, i8, i32, i64): a mask of i1 that one kernel writes and another reads; make it i8 in the payload (arith.extui where it is made, arith.cmpi ne 0 where it is read)}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c4, %q = %c1, %r = %c1) {
+    %v = memref.load %x[%tx] : memref<4xf32>
+    %z = arith.constant 0.0 : f32
+    %m = arith.cmpf ogt, %v, %z : f32
+    memref.store %m, %a[%tx] : memref<4xi1>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c4, %q = %c1, %r = %c1) {
+    %m = memref.load %a[%tx] : memref<4xi1>
+    %v = memref.load %x[%tx] : memref<4xf32>
+    %z = arith.constant 0.0 : f32
+    %s = arith.select %m, %v, %z : f32
+    memref.store %s, %o[%tx] : memref<4xf32>
     gpu.terminator
   }
   return
