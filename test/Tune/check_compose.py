@@ -40,24 +40,25 @@ for which in ("auto", "best"):
         which, "refused" if r.returncode == 2 else "accepted",
         status.get("launch_status") if r.returncode != 2 else r.stderr.strip()))
 
-# Another version of the matmul: a bundle of its workspace other than the
-# profile's (the tune's candidates).
+# Another version of the hottest kernel (the most candidates in the tune):
+# a bundle of its workspace other than the profile's.
 ws = os.path.join(out, "ws")
-mm_version = [k for k in json.load(open(os.path.join(ws, "profile.json")))["kernels"]
-              if k["name"] == "k03-matmul"][0]["version"]
-others = sorted(os.path.basename(d) for d in glob.glob(os.path.join(ws, "kernels", "k03-matmul",
+profile = json.load(open(os.path.join(ws, "profile.json")))["kernels"]
+hot, hot_version = profile[0]["name"], profile[0]["version"]
+kept = [k["name"] for k in profile if k["name"] != hot][0]
+others = sorted(os.path.basename(d) for d in glob.glob(os.path.join(ws, "kernels", hot,
                                                                      "bundles", "v*"))
-                if "-" not in os.path.basename(d) and os.path.basename(d) != mm_version)
+                if "-" not in os.path.basename(d) and os.path.basename(d) != hot_version)
 other = others[0]
 dest = os.path.join(out, "composed-other")
 r = subprocess.run([sys.executable, compose, payload, ws,
                     os.path.join(out, "whole", "bundles", "v1-reference"), dest,
-                    "--version=k03-matmul=" + other], capture_output=True, text=True)
+                    "--version=%s=%s" % (hot, other)], capture_output=True, text=True)
 summary = json.loads(r.stdout)
 m = json.load(open(os.path.join(dest, "manifest.json")))
-mine = json.load(open(os.path.join(ws, "kernels", "k03-matmul", "bundles", other,
+mine = json.load(open(os.path.join(ws, "kernels", hot, "bundles", other,
                                    "manifest.json")))
-picked = [k for k in m["kernels"] if k["ptx"].startswith("k03-matmul-")]
-print("--version: k03-matmul", summary["versions"]["k03-matmul"] == other,
+picked = [k for k in m["kernels"] if k["ptx"].startswith(hot + "-")]
+print("--version:", hot, summary["versions"][hot] == other,
       [(k["grid"], k["block"]) for k in picked] == [(k["grid"], k["block"]) for k in mine["kernels"]],
-      "others kept:", summary["versions"]["k01-reduce"] == block["composed"]["auto"]["versions"]["k01-reduce"])
+      "others kept:", summary["versions"][kept] == block["composed"]["auto"]["versions"][kept])
