@@ -266,12 +266,6 @@ TensorMapArg tensorMapArg(const json &value, const std::string &path,
   return map;
 }
 
-/// Whether `name` names a file in a directory, not another directory.
-bool plainFileName(const std::string &name) {
-  return !name.empty() && name.find('/') == std::string::npos &&
-         name != "." && name != ".." && name.find('\0') == std::string::npos;
-}
-
 /// A file name inside the bundle: no directories, no "..".
 std::string bundleFile(const json &value, const std::string &path) {
   std::string name = string(value, path);
@@ -319,8 +313,12 @@ double number(const json &value, const std::string &path) {
 double constant(const json &value, const std::string &path, ElementType type) {
   double v = number(value, path);
   if (isFloatType(type)) {
+    // Refused from where the conversion rounds to infinity: FLT_MAX plus
+    // half its last place (2^103; the tie rounds to the even infinity).
+    // Below, a value rounds to FLT_MAX, as "3.40282347e38", the FLT_MAX
+    // that printers write, does.
     if (type != ElementType::f64 && std::isfinite(v) &&
-        std::fabs(v) > double(FLT_MAX))
+        std::fabs(v) >= double(FLT_MAX) + std::ldexp(1.0, 103))
       fail(path, value.dump() + " overflows " +
                      std::string(elementTypeName(type)) +
                      " (write \"inf\" or \"-inf\" for an infinity)");
@@ -938,6 +936,11 @@ void parsePtxasReport(const std::string &log, const std::string &name,
         report.sharedBytes = ptxasCount(match[1]);
     }
   }
+}
+
+bool plainFileName(const std::string &name) {
+  return !name.empty() && name.find('/') == std::string::npos &&
+         name != "." && name != ".." && name.find('\0') == std::string::npos;
 }
 
 } // namespace runtime

@@ -206,6 +206,11 @@ struct Manifest {
   size_t tensorMapBufferIndex(const TensorMapArg &map) const;
 };
 
+/// Whether `name` names a file in a directory, not another directory (no
+/// '/', not "." or "..", no NUL): a bundle's file names, and its
+/// parameters' names, which `--dump-io` writes files after.
+bool plainFileName(const std::string &name);
+
 /// Parses manifest JSON. On failure returns false and sets `error` to a
 /// message naming the offending field ("kernels[0].grid[1]: ...").
 bool parseManifest(const std::string &text, Manifest &manifest,

@@ -41,6 +41,10 @@ for name, type, value in [("i32-big", "i32", 1e10),
                           ("f32-big", "f32", 1e300)]:
     case(name, good)["kernels"][0]["args"].append({"type": type,
                                                    "value": value})
+# FLT_MAX as printers write it (3.40282347e38, a little above FLT_MAX as a
+# double): it converts to FLT_MAX, and is no overflow.
+case("f32-max-printed", good)["kernels"][0]["args"].append(
+    {"type": "f32", "value": 3.40282347e38})
 case("scalar-i32-big", good)["params"].append(
     {"name": "n", "kind": "scalar", "type": "i32", "value": 4e9})
 
@@ -63,5 +67,10 @@ m["kernels"] = [dict(m["kernels"][0], flops="m * 100000000000000000")
 
 for name, m in cases.items():
     os.makedirs(os.path.join(out, name), exist_ok=True)
+    if name == "f32-max-printed":  # accepted: the whole bundle
+        for f in os.listdir(os.path.join(inputs, "good")):
+            with open(os.path.join(inputs, "good", f), "rb") as src, \
+                    open(os.path.join(out, name, f), "wb") as dst:
+                dst.write(src.read())
     with open(os.path.join(out, name, "manifest.json"), "w") as f:
         json.dump(m, f)

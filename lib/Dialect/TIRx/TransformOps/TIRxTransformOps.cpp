@@ -163,8 +163,26 @@ bool insideMapping(Operation *op, MappingKind kind) {
 
 DiagnosedSilenceableFailure requireTiling(TransformOpInterface op,
                                           Operation *target) {
-  if (isa<TilingInterface>(target))
+  if (isa<TilingInterface>(target)) {
+    // A dimension of size 0 (torch's empty batch, x[:, :0]): the op has
+    // nothing to compute. Upstream's tiling crashed on a loop of extent 0
+    // left whole (Debian's LLVM has no assertions), and one tiled gave an
+    // empty grid that no launch takes. Here, so that every tiling op
+    // (tile_to_blocks, tile_to_threads, tile_reduction, fuse_into...)
+    // refuses it.
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(target))
+      for (auto [i, range] : llvm::enumerate(linalgOp.getStaticLoopRanges()))
+        if (range == 0)
+          return reject(
+              op, target, RefusalCode::not_applicable,
+              "loop " + Twine(i) +
+                  " has extent 0 (an operand has a dimension of size 0): "
+                  "the op computes nothing, and a kernel of no elements "
+                  "cannot be launched",
+              "remove the op from the payload (its outputs keep their "
+              "initial values), or give the dimension a nonzero size");
     return DiagnosedSilenceableFailure::success();
+  }
   return reject(op, target, RefusalCode::missing_interface,
                 target->getName().getStringRef() +
                     " does not implement TilingInterface: its external "
@@ -322,19 +340,6 @@ DiagnosedSilenceableFailure checkTiling(TransformOpInterface op,
     return reject(op, target, RefusalCode::invalid_parameter,
                   Twine(sizes.size()) + " " + what + " for an op with " +
                       Twine(ranges.size()) + " loops");
-  // A dimension of size 0 (torch's empty batch, x[:, :0]): the op has
-  // nothing to compute. Upstream's tiling crashed on a loop of extent 0
-  // left whole (Debian's LLVM has no assertions), and one tiled gave an
-  // empty grid that no launch takes.
-  for (auto [i, range] : llvm::enumerate(ranges))
-    if (range == 0)
-      return reject(op, target, RefusalCode::not_applicable,
-                    "loop " + Twine(i) +
-                        " has extent 0 (an operand has a dimension of size "
-                        "0): the op computes nothing, and a kernel of no "
-                        "elements cannot be launched",
-                    "remove the op from the payload (its outputs keep their "
-                    "initial values), or give the dimension a nonzero size");
   for (auto [i, size] : llvm::enumerate(sizes)) {
     if (size == 0)
       continue;

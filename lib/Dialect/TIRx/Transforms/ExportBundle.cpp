@@ -843,6 +843,13 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
       return "parameter #" + std::to_string(i) + " (" + param.name + ") of @" +
              manifest.payload;
     };
+    // The runner names files after it (--dump-io) and refuses a name that
+    // would reach another directory: refused here, at the payload.
+    if (!rt::plainFileName(param.name))
+      return payload.emitError()
+             << "tirx-export-bundle: " << describe()
+             << ": tirx.name must be a plain name (no '/', not '.' or '..'): "
+                "the runner writes files named after it";
     // The domain its elements are drawn from (tirx.domain).
     std::string problem;
     FailureOr<std::optional<rt::Domain>> domain =
@@ -1004,7 +1011,7 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
     else if (!type.getLayout().isIdentity())
       problem = "a scratch buffer needs the identity layout";
     else if (type.getMemorySpace())
-      problem = "a scratch buffer is in global memory";
+      problem = "a scratch buffer needs global memory (no memory space)";
     if (!problem.empty()) {
       launch.emitError() << "tirx-export-bundle: kernel argument #" << index
                          << " of " << where << " is an allocation of " << type

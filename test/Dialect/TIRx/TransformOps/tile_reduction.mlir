@@ -34,3 +34,26 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A parallel loop of extent 0 (an empty batch of rows) left whole: refused
+// as tile_to_blocks refuses it (upstream's tiling crashed on it).
+func.func @empty_rows(%a: memref<0x64xf32>, %s: memref<0xf32>) {
+  // expected-note @below {{payload op: func @empty_rows / linalg.reduce#0}}
+  linalg.reduce ins(%a : memref<0x64xf32>) outs(%s : memref<0xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %r = arith.addf %x, %acc : f32
+      linalg.yield %r : f32
+    }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{not_applicable: loop 0 has extent 0}}
+    // expected-note @below {{hint: remove the op from the payload}}
+    %t, %l = transform.tirx.tile_reduction %m tile_sizes [0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

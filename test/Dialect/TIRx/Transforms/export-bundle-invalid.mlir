@@ -273,3 +273,19 @@ func.func @f(%x: memref<4xf32>, %o: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A parameter named so that the runner's --dump-io files would land in
+// another directory: refused at the payload (the runner refuses it too).
+// expected-error @below {{parameter #0 (../x) of @f: tirx.name must be a plain name (no '/', not '.' or '..'): the runner writes files named after it}}
+func.func @f(%m: memref<4xf32> {tirx.name = "../x"}) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %m[%tx] : memref<4xf32>
+    memref.store %v, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
