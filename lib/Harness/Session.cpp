@@ -1086,42 +1086,15 @@ Expected<Session::Lowered> Session::lower(const std::string &version,
         if (llvm::Error e =
                 exportBundleWhole(ctx, text, v->id, out.bundle, chip, reuse))
           return std::move(e);
-        return std::string();
-      },
-      childLimits);
-  if (!lowered) {
-    Refusal refusal = toRefusal(lowered.takeError());
-    refusal.details["lowering"] = v->id; // the lowering failed, not a lookup
-    return refuse(std::move(refusal));
-  }
-  // The reference in a child of its own: its failure is not the version's.
-  // (Before, it was reported as "lowering v1 failed" and recorded as the
-  // version's feedback, compile_status "error", a schedule that had
-  // lowered: a batch_reduce_matmul's or a column reduction's seed, whose
-  // leading reduction loop tirx-map-reference leaves on the host.)
-  Expected<std::string> referenceLowered = runIsolated(
-      [&](MLIRContext &ctx) -> Expected<std::string> {
         if (llvm::Error e = exportBundleWhole(ctx, refText, reference->id,
                                               out.referenceBundle, chip, reuse))
           return std::move(e);
         return std::string();
       },
       childLimits);
-  if (!referenceLowered) {
-    Refusal refusal = toRefusal(referenceLowered.takeError());
-    refusal.message = "the reference " + reference->id +
-                      (referenceId.empty() ? " (the seed of " + v->id +
-                                                 "'s chain, mapped plainly by "
-                                                 "tirx-map-reference)"
-                                           : std::string()) +
-                      " could not be lowered (" + v->id +
-                      " itself was: " + out.bundle + "): " + refusal.message;
-    if (refusal.hint.empty())
-      refusal.hint = "run against a reference that lowers: the same "
-                     "computation mapped by hand, committed as a version "
-                     "(tirx commit REF.mlir --parent " +
-                     reference->id + "), then tirx run " + v->id +
-                     " --reference vR";
+  if (!lowered) {
+    Refusal refusal = toRefusal(lowered.takeError());
+    refusal.details["lowering"] = v->id; // the lowering failed, not a lookup
     return refuse(std::move(refusal));
   }
   return out;

@@ -114,6 +114,12 @@ class ContextTest(unittest.TestCase):
         v1 = self.ctx.commit_ir(SAXPY)
         with self.assertRaises(HarnessError) as e:
             self.ctx.read_ir("../../etc/passwd")
+        # Outside the tool's schema (a version is vN): refused before the
+        # session is opened.
+        self.assertEqual(e.exception.data["error"]["code"], "usage")
+        self.assertIn("does not match", e.exception.data["error"]["message"])
+        with self.assertRaises(HarnessError) as e:
+            self.ctx.read_ir("v99")
         self.assertEqual(e.exception.data["error"]["code"], "unknown_version")
         with self.assertRaises(HarnessError) as e:
             self.ctx._client.request("no/such/method")
