@@ -591,12 +591,9 @@ Manifest parse(const json &root) {
     kernel.ptxFile = bundleFile(field(k, path, "ptx"), path + ".ptx");
     if (k.contains("cubin") && !k["cubin"].is_null())
       kernel.cubinFile = bundleFile(k["cubin"], path + ".cubin");
-    // CUDA's limits (every GPU since compute capability 3.0).
-    static const int64_t gridMax[3] = {INT64_C(2147483647), 65535, 65535};
-    static const int64_t blockMax[3] = {1024, 1024, 64};
-    parseDims(field(k, path, "grid"), path + ".grid", kernel.grid, gridMax,
+    parseDims(field(k, path, "grid"), path + ".grid", kernel.grid, kGridMax,
               kernel.gridExprs, &sizeNames);
-    parseDims(field(k, path, "block"), path + ".block", kernel.block, blockMax);
+    parseDims(field(k, path, "block"), path + ".block", kernel.block, kBlockMax);
     if (kernel.block[0] * kernel.block[1] * kernel.block[2] > 1024)
       fail(path + ".block", "more than 1024 threads per block");
     if (k.contains("dynamic_shared_bytes"))
@@ -660,10 +657,7 @@ Manifest parse(const json &root) {
       kernel.flopsExpr = sizeExpression(k["flops"], path + ".flops", sizeNames);
     else if (k.contains("flops"))
       kernel.flops = integer(k["flops"], path + ".flops", 0, INT64_MAX);
-    // Manifest::totalFlops adds them up: each in range, the sum wrapped
-    // (the feedback's flops, the plausibility gate's).
-    if (__builtin_add_overflow(flops, kernel.flops, &flops) ||
-        flops > uint64_t(INT64_MAX))
+    if (!addFlops(flops, kernel.flops))
       fail(path + ".flops", "the kernels' flops add up to more than 2^63 - 1");
     if (k.contains("accesses")) {
       const json &accesses = k["accesses"];

@@ -366,7 +366,6 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
                    s.type, s.shape, s.bytes, error))
       return false;
   }
-  static const int64_t gridMax[3] = {INT64_C(2147483647), 65535, 65535};
   uint64_t flops = 0;
   for (size_t k = 0; k < m.kernels.size(); ++k) {
     Kernel &kernel = m.kernels[k];
@@ -380,10 +379,10 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
         error = path + ".grid[" + std::to_string(d) + "]: " + why;
         return false;
       }
-      if (v < 1 || v > gridMax[d]) {
+      if (v < 1 || v > kGridMax[d]) {
         error = path + ".grid[" + std::to_string(d) + "] = " +
                 kernel.gridExprs[d] + " is " + std::to_string(v) +
-                " at these sizes, outside [1, " + std::to_string(gridMax[d]) +
+                " at these sizes, outside [1, " + std::to_string(kGridMax[d]) +
                 "]";
         return false;
       }
@@ -398,9 +397,7 @@ bool bindSizes(Manifest &m, const SizeValues &given, std::string &error) {
       }
       kernel.flops = uint64_t(std::max<int64_t>(0, v));
     }
-    // Manifest::totalFlops adds them up: each in range, the sum wrapped.
-    if (__builtin_add_overflow(flops, kernel.flops, &flops) ||
-        flops > uint64_t(INT64_MAX)) {
+    if (!addFlops(flops, kernel.flops)) {
       error = path + ".flops: the kernels' flops add up to more than "
                      "2^63 - 1 at these sizes";
       return false;

@@ -206,6 +206,20 @@ struct Manifest {
   size_t tensorMapBufferIndex(const TensorMapArg &map) const;
 };
 
+/// CUDA's limits on a launch (every GPU since compute capability 3.0):
+/// blocks along x, y and z of a grid, threads along x, y and z of a block
+/// (and at most 1024 threads a block). tirx-run checks a manifest against
+/// them; map_to_gpu, tirx-map-reference and the export keep to them.
+inline constexpr int64_t kGridMax[3] = {INT32_MAX, 65535, 65535};
+inline constexpr int64_t kBlockMax[3] = {1024, 1024, 64};
+
+/// Adds a kernel's flops to `sum`, the kernels' total that
+/// Manifest::totalFlops returns (the feedback's flops, the plausibility
+/// gate's); false where the total would pass 2^63 - 1.
+inline bool addFlops(uint64_t &sum, uint64_t flops) {
+  return !__builtin_add_overflow(sum, flops, &sum) && sum <= uint64_t(INT64_MAX);
+}
+
 /// Whether `name` names a file in a directory, not another directory (no
 /// '/', not "." or "..", no NUL): a bundle's file names, and its
 /// parameters' names, which `--dump-io` writes files after.

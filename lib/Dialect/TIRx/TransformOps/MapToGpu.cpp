@@ -7,6 +7,7 @@
 #include "Common.h"
 
 #include "tirx/Analysis/Access.h"
+#include "tirx/Runtime/Manifest.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -24,7 +25,7 @@ using namespace mlir::tirx::detail;
 // map_to_gpu
 //===----------------------------------------------------------------------===//
 
-LogicalResult tirx::MapToGpuOp::verify() {
+LogicalResult mlir::tirx::MapToGpuOp::verify() {
   ArrayRef<int64_t> dims = getBlockDims();
   int64_t total = 1;
   for (int64_t d : dims)
@@ -117,10 +118,9 @@ std::string dimsText(ArrayRef<int64_t> d) {
          std::to_string(d[2]);
 }
 
-/// CUDA's limits on a grid (every GPU since compute capability 3.0), which
-/// tirx-run checks a bundle against: up to 2^31 - 1 blocks along x, 65535
-/// along y and z.
-constexpr int64_t kGridLimit[3] = {INT32_MAX, 65535, 65535};
+/// CUDA's limits on a grid, which tirx-run checks a bundle against: up to
+/// 2^31 - 1 blocks along x, 65535 along y and z.
+constexpr const int64_t (&kGridLimit)[3] = ::tirx::runtime::kGridMax;
 constexpr const char *kGridDimName[3] = {"x", "y", "z"};
 
 /// The mapping under which the grid of `block` keeps to CUDA's limits: its
@@ -177,13 +177,13 @@ DiagnosedSilenceableFailure fitGridLimits(TransformOpInterface self,
                        std::to_string(kGridLimit[0]) + " along x";
   if (*counts[big] > kGridLimit[0])
     return reject(self, block, RefusalCode::too_many_blocks,
-                  tirx::irPath(block) + " has " +
+                  mlir::tirx::irPath(block) + " has " +
                       std::to_string(*counts[big]) + " blocks along its " +
                       loopText(big) + ": " + limits,
                   "use larger tiles along that loop (tile_to_blocks)");
   if (large.size() > 1)
     return reject(self, block, RefusalCode::too_many_blocks,
-                  tirx::irPath(block) + " has " +
+                  mlir::tirx::irPath(block) + " has " +
                       std::to_string(*counts[large[0]]) +
                       " blocks along its " + loopText(large[0]) + " and " +
                       std::to_string(*counts[large[1]]) + " along its " +
@@ -198,7 +198,7 @@ DiagnosedSilenceableFailure fitGridLimits(TransformOpInterface self,
     size_t x = onX - dims.begin();
     if (!counts[x])
       return reject(self, block, RefusalCode::too_many_blocks,
-                    tirx::irPath(block) + " has " +
+                    mlir::tirx::irPath(block) + " has " +
                         std::to_string(*counts[big]) + " blocks along its " +
                         loopText(big) + ": " + limits + "; x holds its " +
                         loopText(x) + ", whose count is known at run time "
@@ -218,7 +218,7 @@ DiagnosedSilenceableFailure fitGridLimits(TransformOpInterface self,
 } // namespace
 
 DiagnosedSilenceableFailure
-tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
+mlir::tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
                              ApplyToEachResultList &results,
                              TransformState &state) {
   auto self = cast<TransformOpInterface>(getOperation());
@@ -262,7 +262,7 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
     });
     if (racy)
       return reject(self, racy, RefusalCode::shared_race,
-                    tirx::irPath(racy) + " reads and writes its output "
+                    mlir::tirx::irPath(racy) + " reads and writes its output "
                                          "outside a forall mapped to threads: "
                                          "every thread of the block would "
                                          "update the same elements at once",
@@ -307,14 +307,14 @@ tirx::MapToGpuOp::applyToOne(TransformRewriter &rewriter, Operation *target,
       std::string problem;
       std::string hint;
       if (n.warpThreads > total) {
-        problem = tirx::irPath(n.forall) + " has " +
+        problem = mlir::tirx::irPath(n.forall) + " has " +
                   std::to_string(n.warpThreads / 32) + " warps: " +
                   std::to_string(n.warpThreads) + " threads, the block " +
                   std::to_string(total);
         hint = "block_dims [" + std::to_string(n.warpThreads) + "]";
       } else if (n.dims[0] > dims[0] || n.dims[1] > dims[1] ||
                  n.dims[2] > dims[2]) {
-        problem = tirx::irPath(n.forall) + " needs " + dimsText(n.dims) +
+        problem = mlir::tirx::irPath(n.forall) + " needs " + dimsText(n.dims) +
                   " threads; block_dims give " + dimsText(dims);
         hint = "block_dims [" + std::to_string(std::max(n.dims[0], dims[0])) +
                ", " + std::to_string(std::max(n.dims[1], dims[1])) + ", " +

@@ -1062,7 +1062,7 @@ LogicalResult ExportBundlePass::collect(ModuleOp prepared,
       }
       // CUDA's limits on a grid, which tirx-run checks the manifest
       // against (a grid of run-time size when its sizes are bound).
-      static const int64_t gridLimit[3] = {INT32_MAX, 65535, 65535};
+      const int64_t *gridLimit = rt::kGridMax;
       if (d < 3 && *c > gridLimit[d]) {
         launch.emitError()
             << "tirx-export-bundle: " << names[d] << " of " << where

@@ -15,6 +15,7 @@
 #include "tirx/Dialect/TIRx/Transforms/Bufferize.h"
 #include "tirx/Dialect/TIRx/Transforms/Passes.h"
 #include "tirx/Dialect/TIRx/Transforms/Sizes.h"
+#include "tirx/Runtime/Manifest.h"
 
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -67,8 +68,9 @@ void mapInnermostOnX(scf::ParallelOp loop,
     unsigned fromInner = n - 1 - i;
     auto processor = gpu::Processor::Sequential;
     if (fromInner < 3) {
-      int64_t limit = threads ? (fromInner == 2 ? 64 : 1024)
-                              : (fromInner == 0 ? int64_t(INT32_MAX) : 65535);
+      // CUDA's limits along x, y and z (x the innermost loop).
+      int64_t limit = threads ? ::tirx::runtime::kBlockMax[fromInner]
+                              : ::tirx::runtime::kGridMax[fromInner];
       bool fits = counts[i] ? *counts[i] <= limit : (!threads && fromInner == 0);
       if (fits)
         processor = static_cast<gpu::Processor>(
@@ -142,8 +144,8 @@ struct MapReferencePass
     }
 
     // The broadcasts kept: the candidates' fold is not shared.
-    if (tirx::findTensorUse(module))
-      if (llvm::Error e = tirx::bufferizePayload(module,
+    if (mlir::tirx::findTensorUse(module))
+      if (llvm::Error e = mlir::tirx::bufferizePayload(module,
                                                  /*foldBroadcasts=*/false)) {
         module.emitError() << "tirx-map-reference: the tensor seed does not "
                               "bufferize: "
@@ -152,7 +154,7 @@ struct MapReferencePass
       }
 
     // A buffer seed of dynamic shape: its sizes named as the candidates'.
-    tirx::nameDynamicSizes(module);
+    mlir::tirx::nameDynamicSizes(module);
     module.walk([](func::FuncOp func) { markWrittenFirst(func); });
 
     // The longest sum of the payload, for the check's tolerance (the
@@ -216,7 +218,7 @@ struct MapReferencePass
 
     // A view of a buffer (a reshape) is read inside the kernel, not passed
     // to it: the bundle passes the payload's buffers.
-    tirx::sinkViewsIntoLaunches(module);
+    mlir::tirx::sinkViewsIntoLaunches(module);
 
     // convert-parallel-loops-to-gpu leaves what it cannot map in place.
     WalkResult left = module.walk([&](scf::ParallelOp loop) {
