@@ -6,11 +6,11 @@
 
 #include "tirx/Runtime/Counters.h"
 #include "tirx/Runtime/Files.h"
+#include "tirx/Runtime/Integer.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -127,12 +127,10 @@ bool parseNcuCsv(const std::string &text,
     std::smatch m;
     if (line.rfind("==PROF==", 0) == 0 &&
         std::regex_search(line, m, passes)) {
-      // Digits only, but any number of them: std::stoll would throw (and
-      // end tirx-run) where strtoll says ERANGE; such a count is ignored.
-      errno = 0;
-      long long n = std::strtoll(m.str(1).c_str(), nullptr, 10);
-      if (!errno)
-        maxPasses = std::max<int64_t>(maxPasses, n);
+      // Digits only, but any number of them: a count that does not fit
+      // is ignored.
+      if (std::optional<int64_t> n = parseInteger(m.str(1)))
+        maxPasses = std::max<int64_t>(maxPasses, *n);
     }
     if (line.rfind("\"ID\"", 0) == 0) {
       column.clear();

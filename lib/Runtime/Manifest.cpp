@@ -7,12 +7,12 @@
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Runtime/JsonLimits.h"
 #include "tirx/Runtime/Files.h"
+#include "tirx/Runtime/Integer.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -885,11 +885,9 @@ bool writeManifest(const std::string &dir, const Manifest &manifest,
 
 namespace {
 /// A count of the report: digits only (the patterns say so), -1 (not
-/// reported) when it does not fit: std::stoll would throw out of the pass.
+/// reported) when it does not fit.
 int64_t ptxasCount(const std::string &digits) {
-  errno = 0;
-  long long v = std::strtoll(digits.c_str(), nullptr, 10);
-  return errno ? -1 : int64_t(v);
+  return parseInteger(digits).value_or(-1);
 }
 } // namespace
 

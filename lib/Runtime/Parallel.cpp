@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Parallel.h"
+#include "tirx/Runtime/Integer.h"
 
 #include <atomic>
-#include <cerrno>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -25,16 +25,14 @@ unsigned fromVariable(std::string *error) {
   const char *text = std::getenv("TIRX_RUN_THREADS");
   if (!text)
     return 0;
-  char *end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(text, &end, 10);
-  if (errno || !*text || !end || *end || v < 1 || v > kMaxHostThreads) {
+  std::optional<int64_t> v = parseInteger(text);
+  if (!v || *v < 1 || *v > kMaxHostThreads) {
     if (error)
       *error = "TIRX_RUN_THREADS expects an integer in [1, " +
                std::to_string(kMaxHostThreads) + "], got '" + text + "'";
     return 0;
   }
-  return unsigned(v);
+  return unsigned(*v);
 }
 } // namespace
 

@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tirx/Runtime/Integer.h"
 #include "tirx/Runtime/Manifest.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <map>
 
@@ -167,11 +167,10 @@ private:
              std::isdigit(static_cast<unsigned char>(text[pos])))
         ++pos;
       std::string digits = text.substr(start, pos - start);
-      errno = 0;
-      long long v = std::strtoll(digits.c_str(), nullptr, 10);
-      if (errno)
+      std::optional<int64_t> v = parseInteger(digits);
+      if (!v)
         fail("integer " + digits + " overflows 64 bits");
-      return v;
+      return *v;
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t start = pos;
@@ -284,10 +283,8 @@ bool parseSizeAssignments(const std::string &text, SizeValues &values,
     size_t eq = item.find('=');
     std::string name = eq == std::string::npos ? "" : item.substr(0, eq);
     std::string number = eq == std::string::npos ? "" : item.substr(eq + 1);
-    char *end = nullptr;
-    errno = 0;
-    long long v = number.empty() ? 0 : std::strtoll(number.c_str(), &end, 10);
-    if (name.empty() || number.empty() || errno || !end || *end) {
+    std::optional<int64_t> v = parseInteger(number);
+    if (name.empty() || !v) {
       error = "expects NAME=N (e.g. m=1000003), got '" + item + "'";
       return false;
     }
@@ -296,7 +293,7 @@ bool parseSizeAssignments(const std::string &text, SizeValues &values,
         error = "size " + name + " given twice";
         return false;
       }
-    values.emplace_back(name, int64_t(v));
+    values.emplace_back(name, *v);
     if (comma == std::string::npos)
       break;
     start = comma + 1;

@@ -9,6 +9,7 @@
 
 #include "tirx/Runtime/Check.h"
 #include "tirx/Runtime/Feedback.h"
+#include "tirx/Runtime/Integer.h"
 #include "tirx/Runtime/JsonLimits.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Runtime/Runner.h"
@@ -49,6 +50,25 @@ std::string parseError(const std::string &text) {
   return error;
 }
 } // namespace
+
+TEST(IntegerTest, WholeTextOrNothing) {
+  using tirx::runtime::parseInteger;
+  EXPECT_EQ(parseInteger("0"), 0);
+  EXPECT_EQ(parseInteger("1000003"), 1000003);
+  EXPECT_EQ(parseInteger("-7"), -7);
+  EXPECT_EQ(parseInteger("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(parseInteger("-9223372036854775808"), INT64_MIN);
+  // Overflow, nothing, trailing characters, an embedded NUL.
+  EXPECT_EQ(parseInteger("9223372036854775808"), std::nullopt);
+  EXPECT_EQ(parseInteger("-9223372036854775809"), std::nullopt);
+  EXPECT_EQ(parseInteger("99999999999999999999999"), std::nullopt);
+  EXPECT_EQ(parseInteger(""), std::nullopt);
+  EXPECT_EQ(parseInteger("-"), std::nullopt);
+  EXPECT_EQ(parseInteger("12x"), std::nullopt);
+  EXPECT_EQ(parseInteger("1.5"), std::nullopt);
+  EXPECT_EQ(parseInteger("0x10"), std::nullopt);
+  EXPECT_EQ(parseInteger(std::string("5\0" "7", 3)), std::nullopt);
+}
 
 TEST(ManifestTest, ParsesAndRoundTrips) {
   Manifest m;

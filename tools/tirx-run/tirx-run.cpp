@@ -20,6 +20,7 @@
 #include "tirx/Runtime/Counters.h"
 #include "tirx/Runtime/Feedback.h"
 #include "tirx/Runtime/Files.h"
+#include "tirx/Runtime/Integer.h"
 #include "tirx/Runtime/Isolation.h"
 #include "tirx/Runtime/Manifest.h"
 #include "tirx/Runtime/Parallel.h"
@@ -128,13 +129,11 @@ struct Options {
 
 int64_t parseInt(const std::string &flag, const char *text, int64_t min,
                  int64_t max) {
-  char *end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(text, &end, 10);
-  if (errno || !end || *end || v < min || v > max)
+  std::optional<int64_t> v = tirx::runtime::parseInteger(text);
+  if (!v || *v < min || *v > max)
     badInput(flag + " expects an integer in [" + std::to_string(min) + ", " +
              std::to_string(max) + "], got '" + text + "'");
-  return v;
+  return *v;
 }
 
 Options parseArgs(int argc, char **argv) {

@@ -16,6 +16,7 @@
 #include "tirx/Tune/Kernels.h"
 #include "tirx/Version.h"
 #include "tirx/Runtime/Files.h"
+#include "tirx/Runtime/Integer.h"
 #include "tirx/Support/JSON.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -161,11 +162,10 @@ Expected<json::Value> parseInput(const std::string &text,
 
 Expected<int64_t> intOption(const Invocation &inv, const std::string &name) {
   const std::string v = inv.option(name);
-  char *end = nullptr;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end || n < 0 || n > (1ll << 31))
+  std::optional<int64_t> n = ::tirx::runtime::parseInteger(v);
+  if (!n || *n < 0 || *n > (int64_t(1) << 31))
     return usage(name + " takes a non-negative integer, not \"" + v + "\"");
-  return n;
+  return *n;
 }
 
 /// --timeout, --samples, --seed, --inputs, --counters into `options`.
