@@ -12,6 +12,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
+#include <tuple>
+
 using namespace mlir;
 
 namespace {
@@ -148,6 +150,32 @@ std::string tirx::sizeName(FunctionOpInterface func, unsigned arg,
   return name ? name.str() : "";
 }
 
+namespace {
+/// The buffer and dimension that `v`, a memref.dim of a constant index,
+/// reads.
+std::optional<std::pair<Value, unsigned>> dimSource(Value v) {
+  auto dimOp = v.getDefiningOp<memref::DimOp>();
+  if (!dimOp)
+    return std::nullopt;
+  std::optional<int64_t> index = getConstantIntValue(dimOp.getDimension());
+  if (!index || *index < 0)
+    return std::nullopt;
+  return std::make_pair(dimOp.getSource(), unsigned(*index));
+}
+
+/// For a buffer the function allocates between its kernels, sized by
+/// another buffer's dimension (bufferize's intermediates of a run-time
+/// batch: memref.alloc(memref.dim %x, 0)), the buffer and dimension that
+/// its dimension `dim` is read from.
+std::optional<std::pair<Value, unsigned>> allocationSource(memref::AllocOp alloc,
+                                                           unsigned dim) {
+  MemRefType type = alloc.getType();
+  if (dim >= unsigned(type.getRank()) || !type.isDynamicDim(dim))
+    return std::nullopt;
+  return dimSource(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)]);
+}
+} // namespace
+
 std::optional<std::string> tirx::sizeOfBufferDim(Value memref, unsigned dim) {
   if (BlockArgument arg = functionArgument(memref)) {
     auto func = cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
@@ -156,14 +184,11 @@ std::optional<std::string> tirx::sizeOfBufferDim(Value memref, unsigned dim) {
       return std::nullopt;
     return name;
   }
-  // A buffer the function allocates between its kernels, sized by an
-  // argument's dimension (bufferize's intermediates of a run-time batch:
-  // memref.alloc(memref.dim %x, 0)): that dimension's size.
+  // An allocation sized by an argument's dimension: that dimension's size.
   if (auto alloc = memref.getDefiningOp<memref::AllocOp>()) {
-    MemRefType type = alloc.getType();
-    if (dim >= unsigned(type.getRank()) || !type.isDynamicDim(dim))
-      return std::nullopt;
-    return sizeOfDim(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)]);
+    auto source = allocationSource(alloc, dim);
+    return source ? sizeOfBufferDim(source->first, source->second)
+                  : std::nullopt;
   }
   // A collapsed view of an argument (flatten): the product of the sizes
   // its dimension groups, one name for the run-time analyses.
@@ -197,13 +222,9 @@ std::optional<std::string> tirx::sizeOfBufferDim(Value memref, unsigned dim) {
 }
 
 std::optional<std::string> tirx::sizeOfDim(Value v) {
-  auto dimOp = v.getDefiningOp<memref::DimOp>();
-  if (!dimOp)
-    return std::nullopt;
-  std::optional<int64_t> index = getConstantIntValue(dimOp.getDimension());
-  if (!index || *index < 0)
-    return std::nullopt;
-  return sizeOfBufferDim(dimOp.getSource(), unsigned(*index));
+  auto source = dimSource(v);
+  return source ? sizeOfBufferDim(source->first, source->second)
+                : std::nullopt;
 }
 
 std::optional<std::string> tirx::sizeExpression(Value v) {
@@ -235,17 +256,10 @@ void tirx::nameDynamicSizes(ModuleOp module) {
     // of a run-time batch, memref.alloc(memref.dim %x, 0)).
     auto argumentDim = [&](Value v, unsigned d) -> std::optional<uint64_t> {
       if (auto alloc = v.getDefiningOp<memref::AllocOp>()) {
-        MemRefType type = alloc.getType();
-        if (d >= unsigned(type.getRank()) || !type.isDynamicDim(d))
+        auto source = allocationSource(alloc, d);
+        if (!source)
           return std::nullopt;
-        auto dimOp = alloc.getDynamicSizes()[type.getDynamicDimIndex(d)]
-                         .getDefiningOp<memref::DimOp>();
-        std::optional<int64_t> index =
-            dimOp ? getConstantIntValue(dimOp.getDimension()) : std::nullopt;
-        if (!index || *index < 0)
-          return std::nullopt;
-        v = dimOp.getSource();
-        d = unsigned(*index);
+        std::tie(v, d) = *source;
       }
       BlockArgument arg = functionArgument(v);
       if (!arg || arg.getOwner() != &func.getBody().front() ||
