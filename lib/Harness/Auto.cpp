@@ -868,14 +868,17 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
         op.extents[0] >= 65536)
       t = std::nullopt;
     // A column reduction's threads each run down their columns, whose
-    // loads wait on one another: blocks of a warp or more, at least 64 of
-    // them (8192 columns 4-wide: 64 blocks of 32 threads, not 8 of 256,
-    // which leave 124 SMs idle).
+    // loads wait on one another: blocks of a warp or more, about two per
+    // SM (256), narrower vectors where that takes more threads (the
+    // combine of 32 parts of 8192 columns: 256 blocks of 32 threads, a
+    // column each, not 64 blocks 4 columns a thread, nor 8 of 256, which
+    // leave 124 SMs idle). The thread stage then takes the widest vector
+    // that still gives a whole warp.
     if (t && reduces && kind == ReductionKind::Columns &&
         !t->blockTile.empty()) {
       int64_t &inner = t->blockTile.back();
-      while (inner % 2 == 0 && inner / 2 >= 32 * t->width &&
-             product(tiled) / product(t->blockTile) < 64)
+      while (inner % 2 == 0 && inner / 2 >= 32 &&
+             product(tiled) / product(t->blockTile) < 256)
         inner /= 2;
     }
     std::vector<int64_t> sizes;
