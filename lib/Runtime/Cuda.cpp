@@ -67,6 +67,7 @@ std::string Driver::load() {
   bind(cuMemsetD16Async, {"cuMemsetD16Async"});
   bind(cuMemsetD8Async, {"cuMemsetD8Async"});
   bind(cuLaunchKernel, {"cuLaunchKernel"});
+  bind(cuLaunchKernelEx, {"cuLaunchKernelEx"});
   bind(cuEventCreate, {"cuEventCreate"});
   bind(cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
   bind(cuEventRecord, {"cuEventRecord"});
@@ -246,11 +247,32 @@ void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers,
     std::vector<void *> pointers;
     for (auto &slot : storage)
       pointers.push_back(slot.data());
-    CU(cuLaunchKernel(functions[i], unsigned(k.grid[0]), unsigned(k.grid[1]),
-                      unsigned(k.grid[2]), unsigned(k.block[0]),
-                      unsigned(k.block[1]), unsigned(k.block[2]),
-                      unsigned(k.dynamicSharedBytes), nullptr,
-                      pointers.data(), nullptr));
+    if (!launchesEarly(m, i)) {
+      CU(cuLaunchKernel(functions[i], unsigned(k.grid[0]), unsigned(k.grid[1]),
+                        unsigned(k.grid[2]), unsigned(k.block[0]),
+                        unsigned(k.block[1]), unsigned(k.block[2]),
+                        unsigned(k.dynamicSharedBytes), nullptr,
+                        pointers.data(), nullptr));
+      continue;
+    }
+    // Programmatic dependent launch: the kernel's blocks may be scheduled
+    // once every block of the previous kernel has started, and wait at its
+    // griddepcontrol.wait for that kernel's end and its writes.
+    cuda::CUlaunchAttribute early = {};
+    early.id = cuda::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    early.value.programmaticStreamSerializationAllowed = 1;
+    cuda::CUlaunchConfig config = {};
+    config.gridDimX = unsigned(k.grid[0]);
+    config.gridDimY = unsigned(k.grid[1]);
+    config.gridDimZ = unsigned(k.grid[2]);
+    config.blockDimX = unsigned(k.block[0]);
+    config.blockDimY = unsigned(k.block[1]);
+    config.blockDimZ = unsigned(k.block[2]);
+    config.sharedMemBytes = unsigned(k.dynamicSharedBytes);
+    config.hStream = nullptr;
+    config.attrs = &early;
+    config.numAttrs = 1;
+    CU(cuLaunchKernelEx(&config, functions[i], pointers.data(), nullptr));
   }
 }
 

@@ -85,6 +85,8 @@ struct Driver {
   TIRX_CU(cuMemsetD8Async, CUdeviceptr, unsigned char, size_t, CUstream)
   TIRX_CU(cuLaunchKernel, CUfunction, unsigned, unsigned, unsigned, unsigned,
           unsigned, unsigned, unsigned, CUstream, void **, void **)
+  TIRX_CU(cuLaunchKernelEx, const cuda::CUlaunchConfig *, CUfunction,
+          void **, void **)
   TIRX_CU(cuEventCreate, CUevent *, unsigned)
   TIRX_CU(cuEventDestroy, CUevent)
   TIRX_CU(cuEventRecord, CUevent, CUstream)

@@ -600,6 +600,11 @@ Manifest parse(const json &root) {
       kernel.dynamicSharedBytes =
           integer(k["dynamic_shared_bytes"], path + ".dynamic_shared_bytes",
                   0, 1 << 30);
+    if (k.contains("early_launch")) {
+      if (!k["early_launch"].is_boolean())
+        fail(path + ".early_launch", "expected a boolean");
+      kernel.earlyLaunch = k["early_launch"].get<bool>();
+    }
     const json &args = field(k, path, "args");
     if (!args.is_array())
       fail(path + ".args", "expected an array");
@@ -830,6 +835,8 @@ std::string serializeManifest(const Manifest &m) {
                                                  : json(k.gridExprs[d]));
     j["block"] = {k.block[0], k.block[1], k.block[2]};
     j["dynamic_shared_bytes"] = k.dynamicSharedBytes;
+    if (k.earlyLaunch)
+      j["early_launch"] = true;
     j["args"] = json::array();
     for (const KernelArg &a : k.args) {
       json arg;

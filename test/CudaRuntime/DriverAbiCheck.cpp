@@ -55,6 +55,9 @@ static_assert(t::CU_JIT_OPTIMIZATION_LEVEL == CU_JIT_OPTIMIZATION_LEVEL, "");
 static_assert(t::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION ==
                   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
               "");
+static_assert(t::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION ==
+                  CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+              "");
 
 static_assert(sizeof(t::CUlaunchAttribute) == sizeof(CUlaunchAttribute), "");
 static_assert(offsetof(t::CUlaunchAttribute, value) ==
@@ -63,6 +66,12 @@ static_assert(offsetof(t::CUlaunchAttribute, value) ==
 static_assert(offsetof(t::CUlaunchAttribute, value.clusterDim.z) ==
                   offsetof(CUlaunchAttribute, value.clusterDim.z),
               "");
+static_assert(
+    offsetof(t::CUlaunchAttribute,
+             value.programmaticStreamSerializationAllowed) ==
+        offsetof(CUlaunchAttribute,
+                 value.programmaticStreamSerializationAllowed),
+    "");
 static_assert(sizeof(t::CUlaunchConfig) == sizeof(CUlaunchConfig), "");
 static_assert(offsetof(t::CUlaunchConfig, sharedMemBytes) ==
                   offsetof(CUlaunchConfig, sharedMemBytes),

@@ -33,7 +33,9 @@
 //                descriptors: 7 values each, checked against the
 //                allocations) and *dynadd_bare* (the same on bare pointers
 //                with the element count last) test run-time sizes. Other
-//                kernels do nothing.
+//                kernels do nothing. With $TIRX_FAKE_LAUNCH_LOG, each
+//                launch appends "NAME early=0|1" to that file (early: a
+//                programmatic dependent launch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +44,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -51,7 +54,7 @@
 #include <unistd.h>
 
 namespace {
-constexpr int kNoDevice = 100, kInvalidImage = 200, kInvalidHandle = 400,
+constexpr int kInvalidValue = 1, kNoDevice = 100, kInvalidImage = 200, kInvalidHandle = 400,
               kIllegalAddress = 700;
 constexpr size_t kSkippedBytes = size_t(64) << 20;
 
@@ -367,9 +370,10 @@ extern "C" __attribute__((visibility("default"))) int
 cuModuleUnload(void *module) {
   return module ? 0 : kInvalidHandle;
 }
-extern "C" __attribute__((visibility("default"))) int
-cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
-               unsigned, unsigned, unsigned, void *, void **params, void **) {
+/// A launch in memory mode; with $TIRX_FAKE_LAUNCH_LOG, a line "NAME
+/// early=0|1" appended there for each (early: the launch allowed
+/// programmatic dependent launch).
+static int launchFake(void *function, void **params, bool early) {
   if (!function)
     return kInvalidHandle;
   if (!mode("memory"))
@@ -377,6 +381,11 @@ cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
   if (sticky)
     return sticky;
   Function &f = *static_cast<Function *>(function);
+  if (const char *log = std::getenv("TIRX_FAKE_LAUNCH_LOG"))
+    if (FILE *out = std::fopen(log, "a")) {
+      std::fprintf(out, "%s early=%d\n", f.name.c_str(), early ? 1 : 0);
+      std::fclose(out);
+    }
   if (has(f.name, "abort"))
     std::abort();
   if (has(f.name, "fault"))
@@ -391,9 +400,41 @@ cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
     saxpy(f, params);
   return 0; // a fault shows at the next wait, as on a GPU
 }
+
 extern "C" __attribute__((visibility("default"))) int
-cuLaunchKernelEx(const void *, void *function, ...) {
-  return function ? 0 : kInvalidHandle;
+cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
+               unsigned, unsigned, unsigned, void *, void **params, void **) {
+  return launchFake(function, params, false);
+}
+
+/// cuda.h's CUlaunchAttribute and CUlaunchConfig, as far as read here.
+namespace {
+struct FakeLaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct FakeLaunchConfig {
+  unsigned grid[3], block[3], sharedMemBytes;
+  void *stream;
+  FakeLaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) int
+cuLaunchKernelEx(const void *config, void *function, void **params, void **) {
+  if (!config)
+    return kInvalidValue;
+  const auto &c = *static_cast<const FakeLaunchConfig *>(config);
+  bool early = false;
+  for (unsigned i = 0; i < c.numAttrs; ++i)
+    if (c.attrs[i].id == 6) // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+      early = c.attrs[i].value.programmaticStreamSerializationAllowed != 0;
+  return launchFake(function, params, early);
 }
 
 FAKE_OK(cuDeviceGet)

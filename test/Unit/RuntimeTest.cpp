@@ -240,6 +240,38 @@ TEST(ManifestTest, MathDefaultsToIeeeAndRoundTrips) {
   }
 }
 
+// early_launch: a kernel that waits for the one before it; the runner
+// launches it early only when another kernel of the bundle precedes it.
+TEST(ManifestTest, EarlyLaunchParsesRoundTripsAndSkipsTheFirstKernel) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kGood, m, error)) << error;
+  EXPECT_FALSE(m.kernels[0].earlyLaunch);
+  std::string early = withField(R"("flops": 2048,)",
+                                R"("flops": 2048, "early_launch": true,)");
+  ASSERT_TRUE(parseManifest(early, m, error)) << error;
+  EXPECT_TRUE(m.kernels[0].earlyLaunch);
+  EXPECT_FALSE(launchesEarly(m, 0)); // the first follows the runner's work
+  m.kernels.push_back(m.kernels[0]);
+  EXPECT_TRUE(launchesEarly(m, 1));
+  EXPECT_FALSE(launchesEarly(m, 2)); // no such kernel
+  m.kernels[1].earlyLaunch = false;
+  EXPECT_FALSE(launchesEarly(m, 1));
+  m.kernels[1].earlyLaunch = true;
+  Manifest again;
+  ASSERT_TRUE(parseManifest(serializeManifest(m), again, error)) << error;
+  ASSERT_EQ(again.kernels.size(), 2u);
+  EXPECT_TRUE(again.kernels[1].earlyLaunch);
+  // Not marked: not written, read as false.
+  Manifest plain;
+  ASSERT_TRUE(parseManifest(kGood, plain, error)) << error;
+  EXPECT_EQ(serializeManifest(plain).find("early_launch"), std::string::npos);
+  EXPECT_NE(parseError(withField(R"("flops": 2048,)",
+                                 R"("flops": 2048, "early_launch": 1,)"))
+                .find("kernels[0].early_launch: expected a boolean"),
+            std::string::npos);
+}
+
 TEST(ManifestTest, ParsesPtxasReport) {
   const char *log = "ptxas info    : 0 bytes gmem\n"
                     "ptxas info    : Compiling entry function 'other' for 'sm_90'\n"

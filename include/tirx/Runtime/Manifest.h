@@ -164,6 +164,10 @@ struct Kernel {
   std::string gridExprs[3]; // "" where static, else an expression of sizes
   int64_t block[3] = {1, 1, 1};
   int64_t dynamicSharedBytes = 0;
+  /// The kernel waits for the grid before it (griddepcontrol.wait) ahead of
+  /// any memory access, so the runner may launch it while that grid still
+  /// runs (programmatic dependent launch). Absent: launched after it ends.
+  bool earlyLaunch = false;
   std::vector<KernelArg> args;
   PtxasReport ptxas;
   std::vector<Access> accesses;
@@ -205,6 +209,14 @@ struct Manifest {
   Param tensorMapBuffer(const TensorMapArg &map) const;
   size_t tensorMapBufferIndex(const TensorMapArg &map) const;
 };
+
+/// Whether the runner launches kernel `i` of `m` with programmatic
+/// dependent launch: it follows another kernel of the bundle and waits for
+/// it (early_launch). The first kernel follows the runner's own work (the
+/// L2 flush, the inputs' copies) and is launched after it ends.
+inline bool launchesEarly(const Manifest &m, size_t i) {
+  return i > 0 && i < m.kernels.size() && m.kernels[i].earlyLaunch;
+}
 
 /// CUDA's limits on a launch (every GPU since compute capability 3.0):
 /// blocks along x, y and z of a grid, threads along x, y and z of a block

@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -686,6 +687,68 @@ static SmallVector<AccessInfo> lastUseLoads(gpu::GPUFuncOp func) {
       out.push_back(a);
   }
   return out;
+}
+
+/// Whether `chip` runs griddepcontrol (programmatic dependent launch):
+/// sm_90 and newer.
+static bool chipHasGridDependency(StringRef chip) {
+  unsigned number = 0;
+  return chip.consume_front("sm_") &&
+         !chip.take_while(llvm::isDigit).getAsInteger(10, number) &&
+         number >= 90;
+}
+
+/// Makes each kernel safe to launch before the bundle's previous kernel
+/// ends (programmatic dependent launch, which tirx-run uses for a kernel
+/// the manifest marks early_launch). The kernel's entry becomes
+///
+///   griddepcontrol.launch_dependents  // the next kernel may be scheduled
+///   griddepcontrol.wait               // the previous grid done, visible
+///   cond_br (token != 0), ^trap, ^body
+///
+/// with everything the kernel did in ^body. The wait is inline PTX that
+/// clobbers memory, so that LLVM moves no load or store above it, and it
+/// yields a token (always 0) that the branch tests: a load LLVM takes for
+/// free to move (the read-only and evict-first loads, which alias nothing
+/// the asm may touch) still cannot run before the branch, which LLVM cannot
+/// fold. ^trap (never taken) traps: a second way out of the kernel that
+/// returns would change the layout of its loops (a latch of two branches).
+/// Without programmatic launch both instructions return at once. Returns
+/// the kernels' names.
+static std::set<std::string> waitForPreviousGrid(ModuleOp module) {
+  std::set<std::string> kernels;
+  module.walk([&](gpu::GPUFuncOp func) {
+    if (!func.isKernel() || func.getBody().empty())
+      return;
+    MLIRContext *ctx = func.getContext();
+    Block *entry = &func.getBody().front();
+    Block *body = entry->splitBlock(entry->begin());
+    Block *trap = new Block();
+    func.getBody().push_back(trap);
+    Location loc = func.getLoc();
+    OpBuilder b = OpBuilder::atBlockEnd(trap);
+    LLVM::Trap::create(b, loc);
+    gpu::ReturnOp::create(b, loc);
+    b.setInsertionPointToEnd(entry);
+    Type i32 = b.getI32Type();
+    Value token =
+        LLVM::InlineAsmOp::create(
+            b, loc, i32, ValueRange{},
+            "griddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n\t"
+            "mov.u32 $0, 0;",
+            "=r,~{memory}", /*has_side_effects=*/true,
+            /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+            ArrayAttr())
+            .getResult(0);
+    Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+    Value never = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                        token, zero);
+    cf::CondBranchOp::create(b, loc, never, trap, ValueRange{}, body,
+                             ValueRange{}, ArrayRef<int32_t>{0, 1 << 20});
+    kernels.insert(func.getName().str());
+  });
+  return kernels;
 }
 
 /// Reads each element that a kernel reads once (lastUseLoads) with an L2
@@ -1439,6 +1502,12 @@ void ExportBundlePass::runOnOperation() {
         for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
           func.removeArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName());
       });
+    // Last: nothing may move in front of the wait after it is there.
+    if (chipHasGridDependency(options.chip)) {
+      std::set<std::string> waiting = waitForPreviousGrid(*copy);
+      for (rt::Kernel &kernel : manifest.kernels)
+        kernel.earlyLaunch = waiting.count(kernel.name) != 0;
+    }
   }
 
   if (failed(runStrict([&](OpPassManager &pm) {

@@ -461,6 +461,15 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
     alignment proofs, ...) runs on it, so that a bug in one of them cannot
     hit both sides of the comparison. The pass fails if one did.
 
+    On sm_90 and newer, each kernel of a candidate (not the reference)
+    starts with `griddepcontrol.launch_dependents` and
+    `griddepcontrol.wait`, and a branch on the wait that every memory
+    access of the kernel follows; the manifest marks such a kernel
+    `early_launch`, and tirx-run launches it with programmatic dependent
+    launch after the bundle's previous kernel: its blocks are scheduled
+    while the previous kernel's last blocks run, and wait there for its
+    results (docs/bundle.md, "Early launch").
+
     The payload itself is not changed. The pass refuses, naming the value,
     a launch configuration or a kernel argument that is not static, a
     buffer with a dynamic shape, and a scalar parameter without
@@ -493,6 +502,8 @@ def TIRxExportBundle : Pass<"tirx-export-bundle", "::mlir::ModuleOp"> {
            "Lower as the correctness reference: upstream's passes alone, "
            "none of TIRx's rewriting passes (default: false)">
   ];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def TIRxAttachFeedback : Pass<"tirx-attach-feedback", "::mlir::ModuleOp"> {
