@@ -67,7 +67,6 @@ std::string Driver::load() {
   bind(cuMemsetD16Async, {"cuMemsetD16Async"});
   bind(cuMemsetD8Async, {"cuMemsetD8Async"});
   bind(cuLaunchKernel, {"cuLaunchKernel"});
-  bind(cuLaunchKernelEx, {"cuLaunchKernelEx"});
   bind(cuEventCreate, {"cuEventCreate"});
   bind(cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
   bind(cuEventRecord, {"cuEventRecord"});
@@ -77,6 +76,9 @@ std::string Driver::load() {
   bind(cuGetErrorString, {"cuGetErrorString"});
   if (!missing.empty())
     return "the CUDA driver lacks: " + missing;
+  // Only early_launch kernels need it (CUDA 11.8 and newer drivers have it).
+  cuLaunchKernelEx = reinterpret_cast<decltype(cuLaunchKernelEx)>(
+      dlsym(handle, "cuLaunchKernelEx"));
   return "";
 }
 
@@ -159,8 +161,25 @@ Event::~Event() {
 
 LoadedBundle::LoadedBundle(const std::string &dir, const Manifest &m)
     : manifest(&m), tensorMaps(std::make_unique<TensorMaps>()) {
-  for (const Kernel &k : m.kernels) {
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const Kernel &k = m.kernels[i];
     std::string image, error;
+    if (launchesEarly(m, i)) {
+      // Launched before the kernel in front of it ends, it must wait for
+      // it: a mark on a kernel built without the wait would race.
+      std::string ptx;
+      if (!readFile(dir + "/" + k.ptxFile, ptx, error))
+        throw CudaError{error};
+      if (ptx.find("griddepcontrol.wait") == std::string::npos)
+        throw CudaError{"kernel " + k.name +
+                        " is marked early_launch but its PTX (" + k.ptxFile +
+                        ") has no griddepcontrol.wait: it would race the "
+                        "kernel before it"};
+      if (!driver().cuLaunchKernelEx)
+        throw CudaError{"kernel " + k.name +
+                        " is marked early_launch, which needs "
+                        "cuLaunchKernelEx: the CUDA driver is older than 11.8"};
+    }
     bool ok = !k.cubinFile.empty() &&
               readFile(dir + "/" + k.cubinFile, image, error);
     if (!ok) {

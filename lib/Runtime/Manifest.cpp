@@ -604,6 +604,10 @@ Manifest parse(const json &root) {
       if (!k["early_launch"].is_boolean())
         fail(path + ".early_launch", "expected a boolean");
       kernel.earlyLaunch = k["early_launch"].get<bool>();
+      if (kernel.earlyLaunch && !chipRunsGridDependency(m.chip))
+        fail(path + ".early_launch",
+             "needs sm_90 or newer (griddepcontrol); the chip is '" + m.chip +
+                 "'");
     }
     const json &args = field(k, path, "args");
     if (!args.is_array())

@@ -33,13 +33,17 @@
 //                descriptors: 7 values each, checked against the
 //                allocations) and *dynadd_bare* (the same on bare pointers
 //                with the element count last) test run-time sizes. Other
-//                kernels do nothing. With $TIRX_FAKE_LAUNCH_LOG, each
-//                launch appends "NAME early=0|1" to that file (early: a
-//                programmatic dependent launch).
+//                kernels do nothing. cuLaunchKernelEx (early launches,
+//                clusters) runs them as cuLaunchKernel does. With
+//                $TIRX_FAKE_LAUNCH_LOG, each launch appends "NAME early=0|1"
+//                to that file (early: a programmatic dependent launch).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tirx/Runtime/Check.h"
+
+// The driver's launch configuration, as the runtimes declare it.
+#include "../../lib/CudaRuntime/Driver.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,8 +58,8 @@
 #include <unistd.h>
 
 namespace {
-constexpr int kInvalidValue = 1, kNoDevice = 100, kInvalidImage = 200, kInvalidHandle = 400,
-              kIllegalAddress = 700;
+constexpr int kInvalidValue = 1, kNoDevice = 100, kInvalidImage = 200,
+              kInvalidHandle = 400, kIllegalAddress = 700;
 constexpr size_t kSkippedBytes = size_t(64) << 20;
 
 bool mode(const char *name) {
@@ -407,32 +411,16 @@ cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
   return launchFake(function, params, false);
 }
 
-/// cuda.h's CUlaunchAttribute and CUlaunchConfig, as far as read here.
-namespace {
-struct FakeLaunchAttribute {
-  int id;
-  char pad[4];
-  union {
-    char bytes[64];
-    int programmaticStreamSerializationAllowed;
-  } value;
-};
-struct FakeLaunchConfig {
-  unsigned grid[3], block[3], sharedMemBytes;
-  void *stream;
-  FakeLaunchAttribute *attrs;
-  unsigned numAttrs;
-};
-} // namespace
-
 extern "C" __attribute__((visibility("default"))) int
 cuLaunchKernelEx(const void *config, void *function, void **params, void **) {
   if (!config)
     return kInvalidValue;
-  const auto &c = *static_cast<const FakeLaunchConfig *>(config);
+  namespace cuda = tirx::cuda;
+  const auto &c = *static_cast<const cuda::CUlaunchConfig *>(config);
   bool early = false;
   for (unsigned i = 0; i < c.numAttrs; ++i)
-    if (c.attrs[i].id == 6) // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    if (c.attrs[i].id ==
+        cuda::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
       early = c.attrs[i].value.programmaticStreamSerializationAllowed != 0;
   return launchFake(function, params, early);
 }

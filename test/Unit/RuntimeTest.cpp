@@ -270,6 +270,21 @@ TEST(ManifestTest, EarlyLaunchParsesRoundTripsAndSkipsTheFirstKernel) {
                                  R"("flops": 2048, "early_launch": 1,)"))
                 .find("kernels[0].early_launch: expected a boolean"),
             std::string::npos);
+  // A chip without griddepcontrol cannot wait: the mark is refused.
+  std::string older = early;
+  older.replace(older.find(R"("chip": "sm_90")"), 15, R"("chip": "sm_80")");
+  EXPECT_NE(parseError(older).find("kernels[0].early_launch: needs sm_90 or "
+                                   "newer (griddepcontrol); the chip is "
+                                   "'sm_80'"),
+            std::string::npos);
+}
+
+TEST(ManifestTest, ChipsThatRunGridDependency) {
+  for (const char *chip : {"sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120f"})
+    EXPECT_TRUE(chipRunsGridDependency(chip)) << chip;
+  for (const char *chip : {"sm_89", "sm_80", "sm_75", "sm_9", "sm_", "",
+                           "compute_90", "sm_x90"})
+    EXPECT_FALSE(chipRunsGridDependency(chip)) << chip;
 }
 
 TEST(ManifestTest, ParsesPtxasReport) {

@@ -210,6 +210,19 @@ struct Manifest {
   size_t tensorMapBufferIndex(const TensorMapArg &map) const;
 };
 
+/// Whether `chip` ("sm_90", "sm_90a", "sm_100", ...) runs griddepcontrol,
+/// which an early_launch kernel needs: sm_90 and newer.
+inline bool chipRunsGridDependency(const std::string &chip) {
+  if (chip.compare(0, 3, "sm_") != 0)
+    return false;
+  size_t digits = 3;
+  int number = 0;
+  while (digits < chip.size() && digits < 6 && chip[digits] >= '0' &&
+         chip[digits] <= '9')
+    number = number * 10 + (chip[digits++] - '0');
+  return digits > 3 && number >= 90;
+}
+
 /// Whether the runner launches kernel `i` of `m` with programmatic
 /// dependent launch: it follows another kernel of the bundle and waits for
 /// it (early_launch). The first kernel follows the runner's own work (the

@@ -689,15 +689,6 @@ static SmallVector<AccessInfo> lastUseLoads(gpu::GPUFuncOp func) {
   return out;
 }
 
-/// Whether `chip` runs griddepcontrol (programmatic dependent launch):
-/// sm_90 and newer.
-static bool chipHasGridDependency(StringRef chip) {
-  unsigned number = 0;
-  return chip.consume_front("sm_") &&
-         !chip.take_while(llvm::isDigit).getAsInteger(10, number) &&
-         number >= 90;
-}
-
 /// Makes each kernel safe to launch before the bundle's previous kernel
 /// ends (programmatic dependent launch, which tirx-run uses for a kernel
 /// the manifest marks early_launch). The kernel's entry becomes
@@ -711,12 +702,14 @@ static bool chipHasGridDependency(StringRef chip) {
 /// yields a token (always 0) that the branch tests: a load LLVM takes for
 /// free to move (the read-only and evict-first loads, which alias nothing
 /// the asm may touch) still cannot run before the branch, which LLVM cannot
-/// fold. ^trap (never taken) traps: a second way out of the kernel that
-/// returns would change the layout of its loops (a latch of two branches).
-/// Without programmatic launch both instructions return at once. Returns
-/// the kernels' names.
-static std::set<std::string> waitForPreviousGrid(ModuleOp module) {
-  std::set<std::string> kernels;
+/// fold (ptxas folds it, and keeps the loads after the wait, which it takes
+/// for a barrier: ACQBULK in the SASS). ^trap (never taken) traps: a second
+/// way out of the kernel that returns would change the layout of its loops
+/// (a latch of two branches).
+/// Without programmatic launch both instructions return at once. Every
+/// kernel a launch names has a body (outlining made it), so every one gets
+/// the wait.
+static void waitForPreviousGrid(ModuleOp module) {
   module.walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel() || func.getBody().empty())
       return;
@@ -746,9 +739,7 @@ static std::set<std::string> waitForPreviousGrid(ModuleOp module) {
                                         token, zero);
     cf::CondBranchOp::create(b, loc, never, trap, ValueRange{}, body,
                              ValueRange{}, ArrayRef<int32_t>{0, 1 << 20});
-    kernels.insert(func.getName().str());
   });
-  return kernels;
 }
 
 /// Reads each element that a kernel reads once (lastUseLoads) with an L2
@@ -1503,10 +1494,10 @@ void ExportBundlePass::runOnOperation() {
           func.removeArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName());
       });
     // Last: nothing may move in front of the wait after it is there.
-    if (chipHasGridDependency(options.chip)) {
-      std::set<std::string> waiting = waitForPreviousGrid(*copy);
+    if (rt::chipRunsGridDependency(options.chip)) {
+      waitForPreviousGrid(*copy);
       for (rt::Kernel &kernel : manifest.kernels)
-        kernel.earlyLaunch = waiting.count(kernel.name) != 0;
+        kernel.earlyLaunch = true;
     }
   }
 
