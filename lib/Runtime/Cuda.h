@@ -96,7 +96,8 @@ struct Driver {
   TIRX_CU(cuGetErrorString, CUresult, const char **)
 #undef TIRX_CU
 
-  /// Loads the driver and every entry point; "" or the reason it failed.
+  /// Loads the driver and every entry point (cuLaunchKernelEx only where
+  /// the driver has it: null before CUDA 11.8); "" or the reason it failed.
   std::string load();
   std::string describe(CUresult r) const;
 };

@@ -737,8 +737,10 @@ static void waitForPreviousGrid(ModuleOp module) {
     Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
     Value never = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                         token, zero);
+    // ^trap never taken.
     cf::CondBranchOp::create(b, loc, never, trap, ValueRange{}, body,
-                             ValueRange{}, ArrayRef<int32_t>{0, 1 << 20});
+                             ValueRange{},
+                             /*branchWeights=*/ArrayRef<int32_t>{0, 1 << 20});
   });
 }
 
@@ -1493,7 +1495,8 @@ void ExportBundlePass::runOnOperation() {
         for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
           func.removeArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName());
       });
-    // Last: nothing may move in front of the wait after it is there.
+    // Last of the rewrites, so that none of them hoists an access above
+    // the wait.
     if (rt::chipRunsGridDependency(options.chip)) {
       waitForPreviousGrid(*copy);
       for (rt::Kernel &kernel : manifest.kernels)

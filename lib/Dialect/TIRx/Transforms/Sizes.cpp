@@ -167,8 +167,8 @@ std::optional<std::pair<Value, unsigned>> dimSource(Value v) {
 /// another buffer's dimension (bufferize's intermediates of a run-time
 /// batch: memref.alloc(memref.dim %x, 0)), the buffer and dimension that
 /// its dimension `dim` is read from.
-std::optional<std::pair<Value, unsigned>> allocationSource(memref::AllocOp alloc,
-                                                           unsigned dim) {
+std::optional<std::pair<Value, unsigned>>
+allocationSource(memref::AllocOp alloc, unsigned dim) {
   MemRefType type = alloc.getType();
   if (dim >= unsigned(type.getRank()) || !type.isDynamicDim(dim))
     return std::nullopt;
