@@ -64,6 +64,26 @@ struct CUlaunchConfig {
   unsigned numAttrs;
 };
 
+/// A cuLaunchKernelEx configuration with one attribute: the one place the
+/// CUDA runtime's cluster launches and tirx-run's early launches fill it.
+inline CUlaunchConfig launchConfig(const unsigned grid[3],
+                                   const unsigned block[3],
+                                   unsigned sharedMemBytes, CUstream stream,
+                                   CUlaunchAttribute *attribute) {
+  CUlaunchConfig config = {};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = sharedMemBytes;
+  config.hStream = stream;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
 /// CUtensorMap: 128 opaque bytes, aligned as cuda.h of CUDA 13 does (the
 /// driver needs 64).
 struct alignas(128) CUtensorMap {

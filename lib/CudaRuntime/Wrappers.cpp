@@ -191,17 +191,15 @@ extern "C" void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
   attribute.value.clusterDim.x = static_cast<unsigned>(clusterX);
   attribute.value.clusterDim.y = static_cast<unsigned>(clusterY);
   attribute.value.clusterDim.z = static_cast<unsigned>(clusterZ);
-  CUlaunchConfig config = {};
-  config.gridDimX = static_cast<unsigned>(gridX);
-  config.gridDimY = static_cast<unsigned>(gridY);
-  config.gridDimZ = static_cast<unsigned>(gridZ);
-  config.blockDimX = static_cast<unsigned>(blockX);
-  config.blockDimY = static_cast<unsigned>(blockY);
-  config.blockDimZ = static_cast<unsigned>(blockZ);
-  config.sharedMemBytes = static_cast<unsigned>(smemBytes);
-  config.hStream = static_cast<CUstream>(stream);
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  const unsigned grid[3] = {static_cast<unsigned>(gridX),
+                            static_cast<unsigned>(gridY),
+                            static_cast<unsigned>(gridZ)};
+  const unsigned block[3] = {static_cast<unsigned>(blockX),
+                             static_cast<unsigned>(blockY),
+                             static_cast<unsigned>(blockZ)};
+  CUlaunchConfig config =
+      launchConfig(grid, block, static_cast<unsigned>(smemBytes),
+                   static_cast<CUstream>(stream), &attribute);
   TIRX_CUDA_CALL(w, cuLaunchKernelEx, &config, fn, params, extra);
 }
 

@@ -280,17 +280,12 @@ void LoadedBundle::launch(const std::vector<CUdeviceptr> &buffers,
     cuda::CUlaunchAttribute early = {};
     early.id = cuda::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     early.value.programmaticStreamSerializationAllowed = 1;
-    cuda::CUlaunchConfig config = {};
-    config.gridDimX = unsigned(k.grid[0]);
-    config.gridDimY = unsigned(k.grid[1]);
-    config.gridDimZ = unsigned(k.grid[2]);
-    config.blockDimX = unsigned(k.block[0]);
-    config.blockDimY = unsigned(k.block[1]);
-    config.blockDimZ = unsigned(k.block[2]);
-    config.sharedMemBytes = unsigned(k.dynamicSharedBytes);
-    config.hStream = nullptr;
-    config.attrs = &early;
-    config.numAttrs = 1;
+    const unsigned grid[3] = {unsigned(k.grid[0]), unsigned(k.grid[1]),
+                              unsigned(k.grid[2])};
+    const unsigned block[3] = {unsigned(k.block[0]), unsigned(k.block[1]),
+                               unsigned(k.block[2])};
+    cuda::CUlaunchConfig config = cuda::launchConfig(
+        grid, block, unsigned(k.dynamicSharedBytes), nullptr, &early);
     CU(cuLaunchKernelEx(&config, functions[i], pointers.data(), nullptr));
   }
 }

@@ -6,7 +6,7 @@
 // neither.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tirx-opt %s --tirx-export-bundle="dir=%t/c ptxas=none"
-// RUN: FileCheck %s --input-file=%t/c/manifest.json --check-prefix=EARLY
+// RUN: FileCheck %s --input-file=%t/c/manifest.json
 // RUN: FileCheck %s --input-file=%t/c/twice_kernel.ptx --check-prefix=PTX
 // RUN: FileCheck %s --input-file=%t/c/twice_kernel_0.ptx --check-prefix=PTX
 // RUN: tirx-opt %s --tirx-export-bundle="dir=%t/r ptxas=none reference=true"
@@ -16,13 +16,13 @@
 // RUN: FileCheck %s --input-file=%t/a/manifest.json --check-prefix=PLAIN
 // RUN: not grep griddepcontrol %t/a/twice_kernel.ptx %t/a/twice_kernel_0.ptx
 
-// EARLY: "kernels": [
-// EARLY: "dynamic_shared_bytes": 0,
-// EARLY-NEXT: "early_launch": true,
-// EARLY: "name": "twice_kernel",
-// EARLY: "dynamic_shared_bytes": 0,
-// EARLY-NEXT: "early_launch": true,
-// EARLY: "name": "twice_kernel",
+// CHECK: "kernels": [
+// CHECK: "dynamic_shared_bytes": 0,
+// CHECK-NEXT: "early_launch": true,
+// CHECK: "name": "twice_kernel",
+// CHECK: "dynamic_shared_bytes": 0,
+// CHECK-NEXT: "early_launch": true,
+// CHECK: "name": "twice_kernel",
 // PLAIN-NOT: early_launch
 
 // The wait comes first; the kernel's loads and stores follow the branch on
