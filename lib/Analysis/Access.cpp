@@ -180,6 +180,23 @@ static std::optional<LinearIndex> linearizeImpl(Value v, unsigned depth) {
         return scaled(*b, *c);
     return std::nullopt;
   }
+  // tid.x / c and tid.x mod c, c a multiple of the warp's 32 threads (a
+  // thread's group and its place in it, as reduce_in_block splits a block
+  // over a column reduction's outputs): the quotient is the same in all the
+  // lanes of a warp, an opaque term "(tid.x/c)", and the remainder
+  // tid.x - c * (tid.x/c), so that lanes are seen one element apart.
+  if (isa<arith::DivUIOp, arith::RemUIOp>(op))
+    if (auto c = getConstantIntValue(op->getOperand(1));
+        c && *c > 0 && *c % 32 == 0)
+      if (auto x = linearizeImpl(op->getOperand(0), depth);
+          x && x->constant == 0 && x->terms.size() == 1 &&
+          x->coefficient("tid.x") == 1) {
+        std::string group = "(tid.x/" + std::to_string(*c) + ")";
+        l.terms[group] = isa<arith::DivUIOp>(op) ? 1 : -*c;
+        if (isa<arith::RemUIOp>(op))
+          l.terms["tid.x"] = 1;
+        return l;
+      }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
           arith::ExtUIOp>(op))
     return linearizeImpl(op->getOperand(0), depth);

@@ -833,18 +833,71 @@ TEST(AutoSteps, AReductionOfTwoOutputsRunsAThreadPerRow) {
 }
 } // namespace
 
-TEST(AutoSteps, FewColumnsSplitTheirRows) {
-  // colsum: s[j] += x[i, j], 8192 x 8192 (the reduction loop first).
+namespace {
+/// The integers of parameter `name` of candidate `i` of a step.
+V paramOf(const Step &s, const char *name, size_t i = 0) {
+  V out;
+  const json::Object *params = s.candidates.at(i).getObject("params");
+  if (const json::Array *a = params ? params->getArray(name) : nullptr)
+    for (const json::Value &x : *a)
+      out.push_back(x.getAsInteger().value_or(-1));
+  return out;
+}
+} // namespace
+
+TEST(AutoSteps, ColumnsThatFillTheGridShareTheirBlocks) {
+  // colsum: s[j] += x[i, j], 8192 x 8192 (the reduction loop first):
+  // 256 blocks of 32 columns, not split.
   PayloadFacts f;
   f.ops.push_back(op("linalg.generic", {8192, 8192}, {true, false}));
+  auto steps = nextSteps(f, {});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks");
+  EXPECT_EQ(paramOf(steps[0], "tile_sizes"), (V{0, 32}));
+  // Its block: reduce_in_block spreads the 32 columns over the threads
+  // (512 first, 1024 and 256 where it refuses), then a thread per column.
+  PayloadFacts block;
+  block.ops.push_back(op("linalg.generic", {8192, 32}, {true, false}, Stage::Block));
+  steps = nextSteps(block, {});
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_GE(steps[0].candidates.size(), 4u);
+  for (auto [i, threads] : llvm::enumerate(std::vector<int64_t>{512, 1024, 256})) {
+    EXPECT_EQ(transformOf(steps[0], i), "reduce_in_block");
+    EXPECT_EQ(steps[0].candidates[i].getObject("params")->getInteger("threads"),
+              threads);
+  }
+  EXPECT_EQ(transformOf(steps[0], 3), "tile_to_threads");
+  // Fewer rows than 512 (a thread runs down few rows), outputs over two
+  // loops, or a run of 4096 columns (128 blocks of 32): not this way.
+  PayloadFacts shortRows;
+  shortRows.ops.push_back(op("linalg.generic", {256, 8192}, {true, false}));
+  steps = nextSteps(shortRows, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_NE(transformOf(steps[0]), "tile_to_blocks");
+  PayloadFacts shortBlock;
+  shortBlock.ops.push_back(op("linalg.generic", {256, 32}, {true, false}, Stage::Block));
+  steps = nextSteps(shortBlock, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
+  PayloadFacts middle;
+  middle.ops.push_back(op("linalg.generic", {16, 1024, 512}, {false, true, false}));
+  steps = nextSteps(middle, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "split_reduction");
+}
+
+TEST(AutoSteps, FewColumnsSplitTheirRows) {
+  // colsum: s[j] += x[i, j], 8192 x 4096 (the reduction loop first).
+  PayloadFacts f;
+  f.ops.push_back(op("linalg.generic", {8192, 4096}, {true, false}));
   auto steps = nextSteps(f, {});
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(transformOf(steps[0]), "split_reduction");
   EXPECT_TRUE(steps[0].optional);
   const json::Object *params = steps[0].candidates[0].getObject("params");
   ASSERT_TRUE(params);
-  // 4 f32 columns a thread: 32 parts (2^16 threads).
-  EXPECT_EQ(params->getInteger("parts"), 32);
+  // 4 f32 columns a thread: 64 parts (2^16 threads).
+  EXPECT_EQ(params->getInteger("parts"), 64);
   EXPECT_EQ(params->getBoolean("chunked"), true);
   EXPECT_EQ(params->getBoolean("parts_first"), true);
   // Refused (skipped): the plain column schedule, a thread per column.
@@ -900,17 +953,6 @@ TEST(AutoSteps, FewColumnsSplitTheirRows) {
   EXPECT_EQ(params->getBoolean("parts_first"), std::nullopt);
 }
 
-namespace {
-/// The integers of parameter `name` of candidate `i` of a step.
-V paramOf(const Step &s, const char *name, size_t i = 0) {
-  V out;
-  const json::Object *params = s.candidates.at(i).getObject("params");
-  if (const json::Array *a = params ? params->getArray(name) : nullptr)
-    for (const json::Value &x : *a)
-      out.push_back(x.getAsInteger().value_or(-1));
-  return out;
-}
-} // namespace
 
 TEST(AutoSteps, AZeroDimOpIsRefusedNotTiled) {
   // c = a * b on tensor<f32>: no loop, so nothing for tile_to_blocks (it

@@ -193,6 +193,20 @@ reduceIndexInBlock(RewriterBase &rewriter, linalg::LinalgOp op,
 /// (32-bit integers and floats) rather than a tree in shared memory.
 bool reduceInBlockUsesShuffles(Type element);
 
+/// Whether reduceInBlock spreads `op`'s outputs over the block's threads
+/// (a column reduction: `x.sum(dim=0)` over a tile of columns) rather than
+/// every output's reduction loop over all of them. It does when `op` has a
+/// single reduction (not a value and its index), at least 32 outputs that
+/// divide `threads`, and every buffer input that the reduction loop indexes
+/// has the output's innermost loop, not the reduction loop, as its
+/// innermost index with unit stride: thread t then takes output
+/// t mod outputs (a warp's lanes read neighbouring elements) and every
+/// (threads / outputs)-th element of its reduction, from element
+/// t / outputs; the partials meet in shared memory (threads elements),
+/// and after one barrier a thread per output combines its column of them
+/// in order.
+bool reduceInBlockByOutputs(linalg::LinalgOp op, int64_t threads);
+
 /// Whether reduceIndexInBlock combines its pairs by warp shuffles (an f32
 /// value, an integer or index position shuffled as an i32, a reduction
 /// shorter than 2^31), as reduceInBlock does: each warp's pair to shared
