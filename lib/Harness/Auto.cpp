@@ -671,13 +671,12 @@ bool reducedInBlock(const OpFacts &op) {
 /// 512 rows, then one loop of outputs, contiguous buffers, one output) to
 /// reduce_in_block, which spreads the block's outputs over its threads and
 /// its rows over groups of them (reduceInBlockByOutputs: one kernel): at
-/// the top, with 8192 outputs or more (blocks of 32 fill the GPU: 256
-/// blocks and more), which are then tiled rather than split; in a block,
-/// 32 to 256 outputs (a power of two). (Outputs over two loops, a
-/// reduction between them, stay split: their blocks of 64 leave 128
-/// blocks, and 128 blocks of 64 columns took 76.2 us on colmax.) On the H200, colmax (8192 x 8192 f32) took 73.2 us in
-/// one kernel of 32 columns and 512 threads, against 74.5 us for 32 parts
-/// and their combine.
+/// the top, with a multiple of 32 outputs and 256 blocks of 32 or more
+/// (columnBlockTile), which are then tiled rather than split; in a block,
+/// 32 to 256 outputs (a power of two). On the H200, colmax (8192 x 8192
+/// f32) took 73.3 us in one kernel of 32 columns and 512 threads, against
+/// 74.4-74.6 us for 32 parts and their combine. (Outputs over two loops,
+/// a reduction between them, stay split.)
 bool columnsInBlock(const OpFacts &op) {
   if (!anyReduction(op) || op.outputs != 1 || op.indexReduction ||
       dynamic(op) || !op.contiguous || op.extents.empty() ||
@@ -690,9 +689,19 @@ bool columnsInBlock(const OpFacts &op) {
     return false;
   int64_t outputs = product(e.parallel);
   if (op.stage == Stage::Top)
-    return outputs >= 8192;
+    return outputs % 32 == 0 && outputs / 32 >= 256;
   return op.stage == Stage::Block && outputs >= 32 && outputs <= 256 &&
          (outputs & (outputs - 1)) == 0;
+}
+
+/// The block tile of a column reduction's outputs that columnsInBlock
+/// takes at the top: the widest of 256, 128, 64, 32 columns that divides
+/// them and leaves 256 blocks or more (8192 columns: 32).
+int64_t columnBlockTile(int64_t outputs) {
+  int64_t tile = 256;
+  while (tile > 32 && (outputs % tile != 0 || outputs / tile < 256))
+    tile /= 2;
+  return tile;
 }
 
 /// Whether tile_to_threads will give `op`'s threads the fill that starts
@@ -867,6 +876,20 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
         steps.push_back(std::move(s));
         return;
       }
+    }
+    // A column reduction whose blocks of columns fill the GPU: tiles of
+    // columnBlockTile, reduce_in_block next.
+    if (columnsInBlock(op)) {
+      int64_t tile = columnBlockTile(product(parallelExtents));
+      std::vector<int64_t> sizes;
+      for (size_t i = 0; i < n; ++i)
+        sizes.push_back(op.reduction[i] ? 0 : tile);
+      s.why = at + ": blocks of " + std::to_string(tile) +
+              " columns, their rows shared by the block's threads";
+      s.candidates.push_back(action(
+          "tile_to_blocks", json::Object{{"tile_sizes", ints(sizes)}}, &op));
+      steps.push_back(std::move(s));
+      return;
     }
     if (reduces && kind == ReductionKind::InBlock) {
       s.why = at + ": a block per output row";

@@ -857,30 +857,50 @@ TEST(AutoSteps, ColumnsThatFillTheGridShareTheirBlocks) {
   // Its block: reduce_in_block spreads the 32 columns over the threads
   // (512 first, 1024 and 256 where it refuses), then a thread per column.
   PayloadFacts block;
-  block.ops.push_back(op("linalg.generic", {8192, 32}, {true, false}, Stage::Block));
+  block.ops.push_back(
+      op("linalg.generic", {8192, 32}, {true, false}, Stage::Block));
   steps = nextSteps(block, {});
   ASSERT_EQ(steps.size(), 1u);
   ASSERT_GE(steps[0].candidates.size(), 4u);
-  for (auto [i, threads] : llvm::enumerate(std::vector<int64_t>{512, 1024, 256})) {
+  for (auto [i, threads] : llvm::enumerate(V{512, 1024, 256})) {
     EXPECT_EQ(transformOf(steps[0], i), "reduce_in_block");
-    EXPECT_EQ(steps[0].candidates[i].getObject("params")->getInteger("threads"),
-              threads);
+    const json::Object *params = steps[0].candidates[i].getObject("params");
+    EXPECT_EQ(params->getInteger("threads"), threads);
   }
   EXPECT_EQ(transformOf(steps[0], 3), "tile_to_threads");
+  // The widest block of 32 to 256 columns that leaves 256 blocks: 9600
+  // columns in blocks of 32 (300 blocks), 65536 in blocks of 256.
+  for (auto [columns, tile] : {std::pair<int64_t, int64_t>{9600, 32},
+                               {65536, 256}, {16384, 64}}) {
+    PayloadFacts wide;
+    wide.ops.push_back(op("linalg.generic", {8192, columns}, {true, false}));
+    steps = nextSteps(wide, {});
+    ASSERT_EQ(steps.size(), 1u) << columns;
+    EXPECT_EQ(transformOf(steps[0]), "tile_to_blocks") << columns;
+    EXPECT_EQ(paramOf(steps[0], "tile_sizes"), (V{0, tile})) << columns;
+  }
+  // 8200 columns (no multiple of 32): split, as before.
+  PayloadFacts odd;
+  odd.ops.push_back(op("linalg.generic", {8192, 8200}, {true, false}));
+  steps = nextSteps(odd, {});
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(transformOf(steps[0]), "split_reduction");
   // Fewer rows than 512 (a thread runs down few rows), outputs over two
   // loops, or a run of 4096 columns (128 blocks of 32): not this way.
   PayloadFacts shortRows;
   shortRows.ops.push_back(op("linalg.generic", {256, 8192}, {true, false}));
   steps = nextSteps(shortRows, {});
   ASSERT_FALSE(steps.empty());
-  EXPECT_NE(transformOf(steps[0]), "tile_to_blocks");
+  EXPECT_EQ(transformOf(steps[0]), "split_reduction");
   PayloadFacts shortBlock;
-  shortBlock.ops.push_back(op("linalg.generic", {256, 32}, {true, false}, Stage::Block));
+  shortBlock.ops.push_back(
+      op("linalg.generic", {256, 32}, {true, false}, Stage::Block));
   steps = nextSteps(shortBlock, {});
   ASSERT_FALSE(steps.empty());
   EXPECT_EQ(transformOf(steps[0]), "tile_to_threads");
   PayloadFacts middle;
-  middle.ops.push_back(op("linalg.generic", {16, 1024, 512}, {false, true, false}));
+  middle.ops.push_back(
+      op("linalg.generic", {16, 1024, 512}, {false, true, false}));
   steps = nextSteps(middle, {});
   ASSERT_FALSE(steps.empty());
   EXPECT_EQ(transformOf(steps[0]), "split_reduction");

@@ -83,14 +83,15 @@ DiagnosedSilenceableFailure checkResources(TransformOpInterface self,
                   Twine(outputs) + " outputs for " + Twine(threads) +
                       " threads: the last step gives each output a thread",
                   "use smaller block tiles");
+  int64_t elementBytes =
+      llvm::divideCeil(outType.getElementTypeBitWidth(), 8);
   // Shuffles leave a slot per warp; the tree a slot per thread; outputs
   // spread over the threads a slot per thread in all.
   int64_t slots = shuffles ? threads / 32 : threads;
   int64_t bytes =
       !indexed && tirx::reduceInBlockByOutputs(op, threads)
-          ? threads * (outType.getElementTypeBitWidth() / 8)
-          : outputs * slots *
-                (outType.getElementTypeBitWidth() / 8 + indexBytes);
+          ? threads * elementBytes
+          : outputs * slots * (elementBytes + indexBytes);
   if (bytes > maxSharedBytes)
     return reject(self, op, RefusalCode::exceeds_smem,
                   "the partial results need " + Twine(bytes) +

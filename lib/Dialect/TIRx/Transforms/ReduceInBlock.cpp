@@ -102,7 +102,7 @@ int64_t partialWidth(linalg::LinalgOp op, unsigned k, int64_t extent,
   return width;
 }
 
-/// The reduction being rewritten, and what its three steps share.
+/// The reduction being rewritten, and what its steps share.
 struct BlockReduction {
   linalg::LinalgOp op;
   Location loc;
@@ -112,7 +112,8 @@ struct BlockReduction {
   SmallVector<int64_t> ranges;
   SmallVector<unsigned> parallel;
   Type element;
-  /// The workgroup buffer of partial results: outputs x threads.
+  /// The workgroup buffer of partial results: outputs x threads (a
+  /// tree), outputs x warps (shuffles) or groups x outputs (by outputs).
   Value partials;
   /// The outputs' start values (ReduceInBlockOptions::starts), or empty.
   SmallVector<Value, 2> starts;
@@ -791,7 +792,10 @@ bool tirx::reduceInBlockByOutputs(linalg::LinalgOp op, int64_t threads) {
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto type = dyn_cast<MemRefType>(input->get().getType());
     AffineMap map = op.getMatchingIndexingMap(input);
-    if (!type || !map.isFunctionOfDim(reduction->loop))
+    // An input along the reduction alone (a weight w[k]) is the same in
+    // every lane of a warp: a broadcast read.
+    if (!type || !map.isFunctionOfDim(reduction->loop) ||
+        !map.isFunctionOfDim(parallel.back()))
       continue;
     SmallVector<int64_t> strides;
     int64_t offset;

@@ -165,7 +165,9 @@ bool tilesCoverOnce(scf::ForallOp loop, memref::SubViewOp tile);
 /// lane 0 combines the result into the output (one warp: a thread per
 /// output does, after the barrier). Other elements go through shared memory (outputs x threads)
 /// and a tree of log2(threads) steps between barriers; a thread per output
-/// combines the result into it. Returns the first forall (the partials').
+/// combines the result into it. A column reduction that
+/// reduceInBlockByOutputs takes goes by outputs instead (see there).
+/// Returns the first forall (the partials').
 ///
 /// Assumes (reduce_in_block checks them): `op` is on buffers with static
 /// shapes and one output indexed by the parallel loops alone, has a single
@@ -197,14 +199,16 @@ bool reduceInBlockUsesShuffles(Type element);
 /// (a column reduction: `x.sum(dim=0)` over a tile of columns) rather than
 /// every output's reduction loop over all of them. It does when `op` has a
 /// single reduction (not a value and its index), at least 32 outputs that
-/// divide `threads`, and every buffer input that the reduction loop indexes
-/// has the output's innermost loop, not the reduction loop, as its
-/// innermost index with unit stride: thread t then takes output
-/// t mod outputs (a warp's lanes read neighbouring elements) and every
-/// (threads / outputs)-th element of its reduction, from element
-/// t / outputs; the partials meet in shared memory (threads elements),
+/// divide `threads`, and every buffer input indexed by both the reduction
+/// loop and the output's innermost loop has that innermost loop as its
+/// innermost index with unit stride (at least one such input; one along
+/// the reduction alone, a weight w[k], is a broadcast read): thread t then
+/// takes output t mod outputs (a warp's lanes read neighbouring elements)
+/// and every (threads / outputs)-th element of its reduction, from element
+/// t / outputs, 8 (else 4, 2) of them a loop step where they divide the
+/// thread's count; the partials meet in shared memory (threads elements),
 /// and after one barrier a thread per output combines its column of them
-/// in order.
+/// in order, then the output.
 bool reduceInBlockByOutputs(linalg::LinalgOp op, int64_t threads);
 
 /// Whether reduceIndexInBlock combines its pairs by warp shuffles (an f32
