@@ -848,6 +848,20 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
       }
       kind = ReductionKind::InBlock;
     }
+    // A column reduction whose blocks of columns fill the GPU: tiles of
+    // columnBlockTile, reduce_in_block next (not split, below).
+    if (columnsInBlock(op)) {
+      int64_t tile = columnBlockTile(product(parallelExtents));
+      std::vector<int64_t> sizes;
+      for (size_t i = 0; i < n; ++i)
+        sizes.push_back(op.reduction[i] ? 0 : tile);
+      s.why = at + ": blocks of " + std::to_string(tile) +
+              " columns, their rows shared by the block's threads";
+      s.candidates.push_back(action(
+          "tile_to_blocks", json::Object{{"tile_sizes", ints(sizes)}}, &op));
+      steps.push_back(std::move(s));
+      return;
+    }
     // A column reduction with too few columns to fill the GPU (8192 are
     // 32 blocks): the rows split into parts, each part a thread per column
     // over a contiguous run of rows (coalesced across the columns), the
@@ -858,7 +872,7 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
     std::string splitKey = opKey("split_reduction", op);
     if (reduces && kind == ReductionKind::Columns && !dynamic(op) &&
         reductionExtents.size() == 1 && op.outputs == 1 &&
-        !columnsInBlock(op) && !has(skipped, splitKey)) {
+        !has(skipped, splitKey)) {
       int64_t width =
           vectorizable ? vectorWidths(op.elementBytes, op.extents.back()).front()
                        : 1;
@@ -876,20 +890,6 @@ void opSteps(const OpFacts &op, const std::vector<std::string> &skipped,
         steps.push_back(std::move(s));
         return;
       }
-    }
-    // A column reduction whose blocks of columns fill the GPU: tiles of
-    // columnBlockTile, reduce_in_block next.
-    if (columnsInBlock(op)) {
-      int64_t tile = columnBlockTile(product(parallelExtents));
-      std::vector<int64_t> sizes;
-      for (size_t i = 0; i < n; ++i)
-        sizes.push_back(op.reduction[i] ? 0 : tile);
-      s.why = at + ": blocks of " + std::to_string(tile) +
-              " columns, their rows shared by the block's threads";
-      s.candidates.push_back(action(
-          "tile_to_blocks", json::Object{{"tile_sizes", ints(sizes)}}, &op));
-      steps.push_back(std::move(s));
-      return;
     }
     if (reduces && kind == ReductionKind::InBlock) {
       s.why = at + ": a block per output row";
